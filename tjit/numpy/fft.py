@@ -32,7 +32,7 @@ def _norm_scale(name, norm, lengths, inverse):
     if norm is None:
         norm = "backward"
     if norm not in _NORMS:
-        raise ValueError(f"numpy.fft.{name}: norm must be one of {_NORMS} or None, got "
+        raise ValueError(f"jnp.fft.{name}: norm must be one of {_NORMS} or None, got "
                          f"{norm!r}")
     n = math.prod(lengths)
     if norm == "backward" or n == 0:
@@ -44,12 +44,12 @@ def _norm_scale(name, norm, lengths, inverse):
 
 def _as_operand(name, a, fft_type):
     """``a`` cast to the dtype the transform needs (complex for FFT/IFFT/IRFFT)."""
-    check_arraylike(f"numpy.fft.{name}", a)
+    check_arraylike(f"jnp.fft.{name}", a)
     a = asarray(a)
     if fft_type == FftType.RFFT:
         if dtypes.is_complex(a.dtype):
-            raise TypeError(f"numpy.fft.{name}: the input must be real, got {a.dtype}; use "
-                            f"numpy.fft.{name.replace('r', '', 1)} for complex input")
+            raise TypeError(f"jnp.fft.{name}: the input must be real, got {a.dtype}; use "
+                            f"jnp.fft.{_COMPLEX_TWIN.get(name, name)} for complex input")
         dt = real_dtype_for(a.dtype)
     else:
         dt = complex_dtype_for(a.dtype)
@@ -59,13 +59,13 @@ def _as_operand(name, a, fft_type):
 def _normalize_axes(name, ndim, axes, distinct=True):
     out = []
     for ax in axes:
-        ax = static_index(ax, "axis", f"numpy.fft.{name}")
+        ax = static_index(ax, "axis", f"jnp.fft.{name}")
         if not -ndim <= ax < ndim:
-            raise AxisError(f"numpy.fft.{name}: axis {ax} is out of bounds for an array "
+            raise AxisError(f"jnp.fft.{name}: axis {ax} is out of bounds for an array "
                             f"of rank {ndim}")
         out.append(ax % ndim)
     if distinct and len(set(out)) != len(out):
-        raise ValueError(f"numpy.fft.{name}: axes must be distinct, got {tuple(axes)}")
+        raise ValueError(f"jnp.fft.{name}: axes must be distinct, got {tuple(axes)}")
     return tuple(out)
 
 
@@ -73,20 +73,20 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     """The transform of ``a`` over ``axes`` with output lengths ``s`` (NumPy's rules)."""
     arr = _as_operand(name, a, fft_type)
     if s is not None:
-        s = tuple(static_index(x, "n (or s)", f"numpy.fft.{name}") for x in s)
+        s = tuple(static_index(x, "n (or s)", f"jnp.fft.{name}") for x in s)
         if any(x < 1 and x != -1 for x in s):
-            raise ValueError(f"numpy.fft.{name}: s must be positive lengths (or -1 for an "
+            raise ValueError(f"jnp.fft.{name}: s must be positive lengths (or -1 for an "
                              f"axis's own length), got {s}")
     if axes is None:
         axes = range(arr.ndim) if s is None else range(arr.ndim - len(s), arr.ndim)
     axes = _normalize_axes(name, arr.ndim, tuple(axes))
     if s is not None and len(s) != len(axes):
-        raise ValueError(f"numpy.fft.{name}: s {s} and axes {axes} must have the same "
+        raise ValueError(f"jnp.fft.{name}: s {s} and axes {axes} must have the same "
                          f"length")
     if s is not None:  # -1: the whole input along that axis (NumPy 2's rule, IRFFT too)
         s = tuple(arr.shape[ax] if n == -1 else n for n, ax in zip(s, axes))
     if fft_type in (FftType.RFFT, FftType.IRFFT) and not axes:
-        raise ValueError(f"numpy.fft.{name}: at least one axis is needed")
+        raise ValueError(f"jnp.fft.{name}: at least one axis is needed")
     last = tuple(range(arr.ndim - len(axes), arr.ndim))
     if axes != last:  # (the eager path skips the no-op)
         arr = moveaxis(arr, axes, last)
@@ -95,7 +95,7 @@ def _fft_core(name, fft_type, a, s, axes, norm):
         if fft_type == FftType.IRFFT:
             s[-1] = 2 * (s[-1] - 1)
             if s[-1] < 1:
-                raise ValueError(f"numpy.fft.{name}: invalid number of data points "
+                raise ValueError(f"jnp.fft.{name}: invalid number of data points "
                                  f"({s[-1]}) for an input of length 1 along axis "
                                  f"{axes[-1]}; pass n")
         s = tuple(s)
@@ -115,8 +115,12 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     return moveaxis(out, last, axes) if axes != last else out
 
 
+#: the transform of complex input a real-input transform's error points to
+_COMPLEX_TWIN = {"rfft": "fft", "rfft2": "fft2", "rfftn": "fftn", "ihfft": "ifft"}
+
+
 def _one_axis(axis):
-    return (static_index(axis, "axis", "numpy.fft"),)
+    return (static_index(axis, "axis", "jnp.fft"),)
 
 
 def _n(n):
@@ -202,7 +206,7 @@ _SWAP_NORM = {None: "forward", "backward": "forward", "ortho": "ortho", "forward
 
 def _swapped(name, norm):
     if norm not in _SWAP_NORM:
-        raise ValueError(f"numpy.fft.{name}: norm must be one of {_NORMS} or None, got "
+        raise ValueError(f"jnp.fft.{name}: norm must be one of {_NORMS} or None, got "
                          f"{norm!r}")
     return _SWAP_NORM[norm]
 
@@ -227,7 +231,7 @@ def _spacing(name, d):
         return float(d)
     d = asarray(d)
     if d.ndim != 0:
-        raise ValueError(f"numpy.fft.{name}: d must be a scalar, got shape {d.shape}")
+        raise ValueError(f"jnp.fft.{name}: d must be a scalar, got shape {d.shape}")
     return d
 
 
@@ -238,9 +242,9 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
     ``dtype`` defaults to the default float (float32 without x64), as JAX; ``device``
     is accepted for JAX's signature (arrays are created on the default device).
     """
-    n = static_index(n, "n", "numpy.fft.fftfreq")
+    n = static_index(n, "n", "jnp.fft.fftfreq")
     if n < 1:
-        raise ValueError(f"numpy.fft.fftfreq: n must be positive, got {n}")
+        raise ValueError(f"jnp.fft.fftfreq: n must be positive, got {n}")
     dtype = dtypes.default_float() if dtype is None else dtypes.check_dtype(dtype, "fftfreq")
     k = np.concatenate([np.arange(0, (n - 1) // 2 + 1), np.arange(-(n // 2), 0)])
     return _frequencies(k, dtype) / (_spacing("fftfreq", d) * n)
@@ -248,9 +252,9 @@ def fftfreq(n, d=1.0, *, dtype=None, device=None):
 
 def rfftfreq(n, d=1.0, *, dtype=None, device=None):
     """Sample frequencies of :func:`rfft`: ``[0, 1, ..., n // 2] / (d * n)``."""
-    n = static_index(n, "n", "numpy.fft.rfftfreq")
+    n = static_index(n, "n", "jnp.fft.rfftfreq")
     if n < 1:
-        raise ValueError(f"numpy.fft.rfftfreq: n must be positive, got {n}")
+        raise ValueError(f"jnp.fft.rfftfreq: n must be positive, got {n}")
     dtype = dtypes.default_float() if dtype is None else dtypes.check_dtype(dtype, "rfftfreq")
     return _frequencies(np.arange(0, n // 2 + 1), dtype) / (_spacing("rfftfreq", d) * n)
 
