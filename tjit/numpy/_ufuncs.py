@@ -532,7 +532,8 @@ floor_divide = _numpy_lane("floor_divide", _floor_divide_form, floor_divide)
 
 def _check_real(name, x):
     if dtypes.is_complex(x.dtype):
-        raise TypeError(f"{name}: not supported for complex arrays (got {x.dtype})")
+        raise TypeError(f"{name}: not supported for complex arrays (got {x.dtype}); pass "
+                        f"real values, e.g. jnp.real(x) or jnp.abs(x)")
     if dtypes.is_bool(x.dtype):
         raise TypeError(f"{name}: not supported for bool arrays; convert with "
                         f"x.astype(jnp.int32) first")
@@ -1189,6 +1190,7 @@ def heaviside(x, h0, /):
     """0 where ``x < 0``, 1 where ``x > 0``, ``h0`` where ``x == 0`` (either zero) and
     NaN where ``x`` is NaN (as NumPy)."""
     x, h0 = promote_args_inexact("heaviside", x, h0)
+    _check_real("heaviside", x)  # complex: NumPy has no such loop, JAX's lt refuses it
     # 0 and 1 typed as JAX's lax._const: the result is strong unless x is a weak scalar
     zero, one = (lax.broadcast(_constant_like(x, c), x.shape) for c in (0, 1))
     step = lax.select(lax.lt(x, zero), zero, lax.select(lax.gt(x, zero), one, h0))
