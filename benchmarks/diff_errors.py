@@ -1,7 +1,10 @@
 """Differential hunt: bad input through the public API. Every public function of
-tjit.numpy, tjit.lax, tjit.nn, tjit.random and tjit.scipy.{special,linalg,signal,stats}
-(found by introspection) is first called with a plain valid call (arguments chosen by
-parameter name, kept only where JAX accepts them), then with one argument made bad at a
+tjit.numpy, tjit.lax, tjit.nn, tjit.random and tjit.scipy.{special,linalg,signal,stats},
+and of their submodules JAX has too (jnp.linalg.*, jnp.fft.*, lax.linalg.*,
+scipy.stats.norm.* and the other distributions; named 'linalg.inv', 'norm.logpdf'), found
+by introspection, is first called with a plain valid call (an argument kit from KITS where
+one is written for the function, else arguments chosen by parameter name; the first JAX
+accepts is kept), then with one argument made bad at a
 time: axis out of range or not an integer, negative and non-integer sizes, unknown string
 options (mode='bogus', order='Q', ...), None, strings, ragged lists, complex or bool
 arrays, a second array of a mismatched shape, keys that are not keys; and a hand-written
@@ -32,6 +35,14 @@ Known differences kept on purpose (tjit follows the documented semantics):
     argmin of complex numbers (lexicographic order), round(bool) -> bool, quantile with a
     bool q, vander/polyfit of bools; jax.nn's functions of bools (sigmoid(True) is 0.73:
     tjit promotes, JAX's lax rules refuse bool) and softmax of bools in scipy.special.
+  - Decisions left to the lead (tjit returns NumPy's answer where JAX refuses):
+    lax.clamp/pad/reduce_window convert a Python-scalar bound, padding or init value to
+    the operand's dtype where that loses nothing (lax.clamp(0.2, complex x, 0.8), as
+    lax.add(complex x, 0.2); JAX 0.10 refuses any Python float beside a non-float32
+    operand); lax.argmax/argmin of complex (lexicographic, as np.argmax); jnp.partition/
+    argpartition of complex and bool; window functions (bartlett, kaiser, ...) of a
+    negative M give an empty array (NumPy); norm.ppf/isf of bools; multinomial of a
+    non-integer n (0 where x cannot sum to n, as SciPy).
   - NumPy's IndexError for a compress/extract condition longer than the axis and for
     fancy indices that do not broadcast together (JAX: ValueError).
   - TypeError for None/str/ragged lists given to lax functions and for axis='a' (JAX's
@@ -92,6 +103,16 @@ class NotAKey:
         return "float array as key"
 
 
+class FromLib:
+    """A value built by the library the call runs on: FromLib("lax.GatherDimensionNumbers",
+    (1,), (0,), (0,)) is jax.lax.GatherDimensionNumbers(...) on JAX, tjit.lax's on tjit."""
+    def __init__(self, path, *args, **kwargs):
+        self.path, self.args, self.kwargs = path, args, kwargs
+
+    def __repr__(self):
+        return f"{self.path}(...)"
+
+
 def _arr(shape, dtype="float32", lo=0.1, hi=0.9, seed=0):
     rng = np.random.default_rng(seed)
     if dtype == "bool":
@@ -109,6 +130,10 @@ def materialize(v, lib):
         return lib.random_key(0)
     if isinstance(v, NotAKey):
         return np.array([0.5, 1.5], np.float32)
+    if isinstance(v, FromLib):
+        import importlib
+        head, _, rest = v.path.partition(".")
+        return attr(importlib.import_module(f"{lib.name}.{head}"), rest)(*v.args, **v.kwargs)
     if isinstance(v, list):
         return [materialize(e, lib) for e in v]
     if isinstance(v, tuple):
@@ -133,8 +158,12 @@ ARRAY_NAMES = {"a", "x", "x1", "x2", "y", "arr", "array", "ary", "m", "operand",
                "z", "u", "w", "c", "s", "t", "k1", "alpha", "beta", "logits", "labels",
                "A", "B", "M", "array1", "array2", "ar1", "ar2", "element", "test_elements",
                "vals", "condition", "cond", "mask", "xs", "ys", "log_probs", "q",
-               "elements", "dividend", "divisor", "angle", "position", "f", "signal"}
-SEQ_NAMES = {"arrays", "tup", "operands", "args", "xi", "arys"}
+               "elements", "dividend", "divisor", "angle", "position", "f", "signal",
+               # distribution parameters (scipy.stats.*, random samplers) and a few more
+               "df", "mu", "loc", "scale", "lam", "dfnum", "dfden", "concentration",
+               "kappa", "h0", "a1", "a2", "prototype", "ar", "sample", "seq_of_zeros",
+               "Zxx", "filt", "mean"}
+SEQ_NAMES = {"arrays", "tup", "operands", "args", "xi", "arys", "keys", "choices"}
 
 
 def baseline_value(name, profile):
@@ -157,7 +186,9 @@ def baseline_value(name, profile):
         "broadcast_dimensions": tuple(range(len(shape))), "out_shape": shape,
         "subscripts": "ij->ji", "sorted_sequence": np.sort(_arr((5,))), "side": "left",
         "minval": 0.0, "maxval": 1.0, "lower": 0.0, "upper": 1.0, "shape_": (2, 3),
-        "seed": 0, "num_samples": 2, "dim": 0,
+        "seed": 0, "num_samples": 2, "dim": 0, "kth": 1, "val": 1.0, "d": 3, "rank": 3,
+        "new_shape": shape[::-1], "exponent_bits": 5, "mantissa_bits": 10,
+        "index_dtype": np.int32, "start_dimension": 0,
     }
     if name in table:
         return table[name]
@@ -194,6 +225,137 @@ def baselines(params):
             return []
         out.append((args, kwargs, profile))
     return out
+
+
+def _profile(args, kwargs):
+    first = next((v for v in list(args) + list(kwargs.values())
+                  if isinstance(v, np.ndarray)), np.zeros(()))
+    return first.shape, str(first.dtype)
+
+
+def kit_calls(ns, name):
+    """Hand-written valid calls (KITS) for functions the name table cannot fill."""
+    return [(list(args), dict(kwargs), _profile(args, kwargs))
+            for args, kwargs in KITS.get(ns, {}).get(name, ())]
+
+
+_X, _V, _S = _arr((3, 4)), _arr((5,)), _arr((4, 4))
+_I = np.array([0, 2, 1], np.int32)
+_B = _arr((3, 4), "bool")
+_GDN = FromLib("lax.GatherDimensionNumbers", offset_dims=(1,), collapsed_slice_dims=(0,),
+               start_index_map=(0,))
+_SDN = FromLib("lax.ScatterDimensionNumbers", update_window_dims=(1,),
+               inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,))
+_IMG, _KER = _arr((1, 2, 5, 5)), _arr((3, 2, 3, 3))
+
+
+def _add(a, b):
+    return a + b
+
+
+#: argument kits: a valid call, (args, kwargs), per function whose parameter names the
+#: table above does not cover (or covers with values the function refuses); the first
+#: one JAX accepts is the baseline the mutations start from
+KITS = {
+    "numpy": {
+        "apply_along_axis": [((lambda r: r.sum(), 0, _X), {})],
+        "apply_over_axes": [((lambda a, ax: a.sum(axis=ax, keepdims=True), _X, (0,)), {})],
+        "argpartition": [((_X, 1), {})], "partition": [((_X, 1), {})],
+        "array": [((_X,), {})], "array_equal": [((_X, _X), {})],
+        "array_equiv": [((_X, _X), {})],
+        "choose": [((np.array([0, 1, 0]), [_V[:3], _V[1:4]]), {})],
+        "empty_like": [((_X,), {})], "fill_diagonal": [((_S, 1.0), {"inplace": False})],
+        "heaviside": [((_X - 0.5, _X), {})], "histogramdd": [((_arr((5, 2)),), {})],
+        "lexsort": [(([_V, _V[::-1]],), {})],
+        "piecewise": [((_V, [_V > 0.5], [lambda v: v * 2, 0.0]), {})],
+        "poly": [((_V[:3],), {})], "polyadd": [((_V[:3], _V[:2]), {})],
+        "polymul": [((_V[:3], _V[:2]), {})], "polysub": [((_V[:3], _V[:2]), {})],
+        "put": [((_X, np.array([0, 5]), _V[:2]), {"inplace": False})],
+        "ravel_multi_index": [(((np.array([0, 1]), np.array([1, 2])), (3, 4)), {})],
+        "resize": [((_X, (2, 6)), {})], "select": [(([_B], [_X]), {})],
+        "trim_zeros": [((np.array([0.0, 1.0, 2.0, 0.0], np.float32),), {})],
+        "unique": [((_V,), {})],
+        "bartlett": [((5,), {})], "blackman": [((5,), {})], "hamming": [((5,), {})],
+        "hanning": [((5,), {})], "kaiser": [((5, 2.0), {})],
+        "bincount": [((np.array([1, 2, 2, 3]),), {})],
+        "broadcast_to": [((_V[:4], (3, 4)), {})], "clip": [((_X, 0.2, 0.8), {})],
+        "cross": [((_arr((2, 3)), _arr((2, 3), seed=1)), {})],
+        "digitize": [((_V, np.array([0.2, 0.5, 0.8], np.float32)), {})],
+        "einsum": [(("ij,jk->ik", _X, _X.T), {})], "indices": [(((2, 3),), {})],
+        "place": [((_X, _B, _V[:2]), {"inplace": False})],
+        "put_along_axis": [((_X, np.array([[0], [1], [2]]), _arr((3, 1)), 1),
+                            {"inplace": False})],
+        "reshape": [((_X, (4, 3)), {})],
+        "unpackbits": [((np.array([3, 200], np.uint8),), {})],
+        "linalg.solve": [((_S + 4 * np.eye(4, dtype=np.float32), _S[:, 0]), {})],
+        "linalg.tensorsolve": [((_S + 4 * np.eye(4, dtype=np.float32), _S[:, 0]), {})],
+        "linalg.matrix_power": [((_S, 2), {})],
+        "fft.fftfreq": [((5,), {})], "fft.rfftfreq": [((5,), {})],
+    },
+    "lax": {
+        "argmax": [((_X, 0, np.int32), {})], "argmin": [((_X, 0, np.int32), {})],
+        "associative_scan": [((_add, _X), {})],
+        "broadcast_to_rank": [((_X, 3), {})], "clamp": [((0.2, _X, 0.8), {})],
+        "collapse": [((_arr((2, 3, 4)), 0, 2), {})],
+        "conv": [((_IMG, _KER, (1, 1), "SAME"), {})],
+        "conv_general_dilated": [((_IMG, _KER, (1, 1), "SAME"), {})],
+        "conv_general_dilated_patches": [((_IMG, (3, 3), (1, 1), "SAME"), {})],
+        "conv_transpose": [((_arr((1, 5, 5, 2)), _arr((3, 3, 2, 3)), (1, 1), "SAME"), {})],
+        "conv_with_general_padding": [((_IMG, _KER, (1, 1), ((1, 1), (1, 1)), (1, 1),
+                                        (1, 1)), {})],
+        "dot_general": [((_X, _X, (((1,), (1,)), ((), ()))), {})],
+        "dynamic_slice": [((_X, (0, 1), (2, 2)), {})],
+        "dynamic_slice_in_dim": [((_X, 1, 2, 0), {})],
+        "dynamic_update_slice": [((_X, _arr((2, 2)), (0, 1)), {})],
+        "dynamic_update_slice_in_dim": [((_X, _arr((1, 4)), 1, 0), {})],
+        "dynamic_update_index_in_dim": [((_X, _arr((4,)), 1, 0), {})],
+        "fft": [((_X.astype(np.complex64), "fft", (4,)), {})],
+        "gather": [((_X, np.array([[0], [2]]), _GDN, (1, 4)), {})],
+        "index_take": [((_X, (np.array([0, 2]),), (0,)), {})],
+        "pad": [((_X, 0.0, [(1, 1, 0), (0, 1, 1)]), {})],
+        "ragged_dot": [((_arr((6, 4)), _arr((2, 4, 3)), np.array([2, 4], np.int32)), {})],
+        "reduce": [((_X, 0.0, _add, (0,)), {})],
+        "reduce_precision": [((_X, 5, 10), {})],
+        "reduce_window": [((_X, 0.0, _add, (2, 2), (1, 1), "VALID"), {})],
+        "scatter": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "scatter_add": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "scatter_mul": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "scatter_min": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "scatter_max": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "scatter_sub": [((_X, np.array([[0], [2]]), _arr((2, 4)), _SDN), {})],
+        "select": [((_B, _X, _X[::-1]), {})], "select_n": [((_B, _X, _X[::-1]), {})],
+        "slice": [((_X, (0, 1), (2, 3)), {})], "sort_key_val": [((_X, _X[::-1]), {})],
+        "broadcast_in_dim": [((_X, (2, 3, 4), (1, 2)), {})],
+        "expand_dims": [((_X, (0,)), {})], "imag": [((_X.astype(np.complex64),), {})],
+        "real": [((_X.astype(np.complex64),), {})], "integer_pow": [((_X, 2), {})],
+        "rev": [((_X, (0,)), {})], "squeeze": [((_arr((1, 3, 4)), (0,)), {})],
+        "tile": [((_X, (2, 1)), {})], "map": [((lambda a: a * 2, _X), {})],
+        "broadcast_shapes": [(((3, 4), (4,)), {})],
+    },
+    "random": {
+        "ball": [((Key(), 3), {})],
+        "chisquare": [((Key(), _V), {})], "t": [((Key(), _V), {})],
+        "double_sided_maxwell": [((Key(), _V, _V), {})], "f": [((Key(), _V, _V), {})],
+        "multivariate_normal": [((Key(), _V[:2], np.eye(2, dtype=np.float32)), {})],
+        "poisson": [((Key(), _V), {})], "rayleigh": [((Key(), _V), {})],
+        "triangular": [((Key(), _V * 0, _V, _V + 1), {})], "wald": [((Key(), _V), {})],
+        "weibull_min": [((Key(), _V, _V), {})], "fold_in": [((Key(), 3), {})],
+        "generalized_normal": [((Key(), 2.0, (3,)), {})], "key_data": [((Key(),), {})],
+    },
+    "scipy.signal": {
+        "istft": [((_arr((5, 4)).astype(np.complex64),), {"nperseg": 8})],
+    },
+    "scipy.stats": {
+        "multivariate_normal.pdf": [((_V[:2], _V[:2], np.eye(2, dtype=np.float32)), {})],
+        "multivariate_normal.logpdf": [((_V[:2], _V[:2], np.eye(2, dtype=np.float32)), {})],
+        "dirichlet.pdf": [((np.array([0.2, 0.3, 0.5], np.float32), _V[:3]), {})],
+        "dirichlet.logpdf": [((np.array([0.2, 0.3, 0.5], np.float32), _V[:3]), {})],
+        "multinomial.pmf": [((np.array([1.0, 2.0], np.float32), 3,
+                              np.array([0.4, 0.6], np.float32)), {})],
+        "multinomial.logpmf": [((np.array([1.0, 2.0], np.float32), 3,
+                                 np.array([0.4, 0.6], np.float32)), {})],
+    },
+}
 
 
 # -- bad arguments ------------------------------------------------------------------------
@@ -535,8 +697,11 @@ def outcome(fn, args, kwargs, timeout):
             [type(e).__name__]
         # the first line and the notes: tjit's entry points note "(raised in jnp.std)"
         # on a message that names an inner function
-        msg = str(e).strip().splitlines()[:1] + list(getattr(e, "__notes__", ()))
-        return ("raise", type(e).__name__, bases, " ".join(msg)[:300], _where(e))
+        # (a long first line is cut before the notes are added, so they stay readable)
+        first = str(e).strip().splitlines()[:1]
+        notes = [n for n in getattr(e, "__notes__", ()) if n.startswith("(raised in")]
+        msg = " ".join([first[0][:300]] if first else []) + "".join(f" {n}" for n in notes)
+        return ("raise", type(e).__name__, bases, msg, _where(e))
     finally:
         signal.alarm(0)
 
@@ -594,15 +759,29 @@ def jitted(lib, fn, args, kwargs):
 
 
 # -- the worker: one namespace ------------------------------------------------------------
-def public_functions(tmod, jmod):
+def attr(module, dotted):
+    """module.a.b for the name 'a.b' (submodule functions: 'linalg.inv', 'norm.logpdf'),
+    None where a part is missing."""
+    for part in dotted.split("."):
+        module = getattr(module, part, None)
+    return module
+
+
+def public_functions(tmod, jmod, prefix=""):
+    """The public functions of tmod, and one level down those of its submodules that JAX
+    has too (jnp.linalg.*, jnp.fft.*, lax.linalg.*, scipy.stats.norm.*, ...)."""
     out = []
     for name in sorted(dir(tmod)):
         if name.startswith("_"):
             continue
         f = getattr(tmod, name)
-        if not callable(f) or isinstance(f, type) or inspect.ismodule(f):
+        if inspect.ismodule(f):
+            if not prefix and inspect.ismodule(getattr(jmod, name, None)):
+                out += public_functions(f, getattr(jmod, name), f"{name}.")
             continue
-        out.append(name)
+        if not callable(f) or isinstance(f, type):
+            continue
+        out.append(prefix + name)
     return out
 
 
@@ -611,11 +790,11 @@ def cases_of(ns, j, t, names_only, timeout):
     for name in public_functions(t.module, j.module):
         if names_only and name not in names_only:
             continue
-        jf = getattr(j.module, name, None)
-        params = params_of(getattr(t.module, name))
+        jf = attr(j.module, name)
+        params = params_of(attr(t.module, name))
         if jf is None or params is None:
             continue
-        for args, kwargs, profile in baselines(params):
+        for args, kwargs, profile in kit_calls(ns, name) + baselines(params):
             r = outcome(jf, materialize(args, j), materialize(kwargs, j), timeout)
             if r[0] == "ok":
                 yield name, "baseline", args, kwargs
@@ -628,18 +807,18 @@ def run_case(ns, libs, name, label, args, kwargs, timeout):
     j, t, n = libs
     shown = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in kwargs.items()]
     res = {"ns": ns, "name": name, "label": label, "call": f"{name}({', '.join(shown)})"}
-    res["jax"] = outcome(getattr(j.module, name), materialize(args, j),
+    res["jax"] = outcome(attr(j.module, name), materialize(args, j),
                          materialize(kwargs, j), timeout)
     if label == "baseline":
-        res["tjit"] = outcome(getattr(t.module, name), materialize(args, t),
+        res["tjit"] = outcome(attr(t.module, name), materialize(args, t),
                               materialize(kwargs, t), timeout)
         return res
-    nf = getattr(n.module, name, None) if n is not None else None
+    nf = attr(n.module, name) if n is not None else None
     res["numpy"] = (outcome(nf, materialize(args, t), materialize(kwargs, t), timeout)
                     if nf is not None and not any(isinstance(v, (Key, NotAKey))
                                                   for v in list(args) + list(kwargs.values()))
                     else None)
-    tf = getattr(t.module, name)
+    tf = attr(t.module, name)
     res["own_name"] = getattr(tf, "__name__", name)  # an alias's function (amax: max)
     res["tjit"] = outcome(tf, materialize(args, t), materialize(kwargs, t), timeout)
     if res["jax"][0] == "raise" or res["tjit"][0] == "raise":
@@ -647,7 +826,7 @@ def run_case(ns, libs, name, label, args, kwargs, timeout):
         res["tjit_jit"] = outcome(call, (), {}, timeout) if call else None
         if transformable(args, label):
             for kind in ("vmap", "grad"):
-                for lib, fn in ((j, getattr(j.module, name)), (t, tf)):
+                for lib, fn in ((j, attr(j.module, name)), (t, tf)):
                     call = transformed(kind, lib, fn, materialize(args, lib),
                                        materialize(kwargs, lib))
                     res[f"{lib.name}_{kind}"] = outcome(call, (), {}, timeout)
