@@ -235,3 +235,30 @@ def test_log_softmax_eager_branch_agrees_with_masks_on_nan_inf_and_empty():
         for _ in range(60):
             v = _RNG.choice(picks, n).astype(np.float32)
             assert _eager_branch(jnp.asarray(v)) == by_masks(v), v
+
+
+# -- custom_jvp's argument resolution ------------------------------------------------------
+def test_custom_jvp_arguments_resolve_with_the_kept_arity():
+    """Positional calls skip inspect.signature once a function's plain arity is kept;
+    keywords, defaults and bad calls still go through it."""
+    @tjit.custom_jvp
+    def f(x, y=2.0):
+        return x * y
+
+    f.defjvp(lambda p, t: (f(*p), t[0] * p[1] + t[1] * p[0]))
+    x = jnp.asarray(np.float32(3.0))
+    for _ in range(2):
+        assert float(f(x, 4.0)) == 12.0                      # plain positional
+        assert float(f(x)) == 6.0                            # default filled
+        assert float(f(x, y=5.0)) == 15.0                    # keyword moved
+        assert float(tjit.grad(f)(x, 4.0)) == 4.0
+        assert float(tjit.grad(f, argnums=1)(x, 4.0)) == 3.0
+        with pytest.raises(TypeError, match="custom_jvp function f"):
+            f(x, 1.0, 2.0)
+
+    @tjit.custom_jvp
+    def g(*xs):                                              # no plain arity
+        return xs[0] + xs[1]
+
+    g.defjvp(lambda p, t: (g(*p), t[0] + t[1]))
+    assert float(tjit.grad(g)(x, x)) == 1.0

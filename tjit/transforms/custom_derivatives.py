@@ -26,6 +26,7 @@ the small vmap helpers (:func:`vmap_flat`, :func:`batch_jaxpr`) that
 
 import functools
 import inspect
+import weakref
 
 import numpy as np
 
@@ -102,6 +103,8 @@ def _name(f):
 def resolve_kwargs(fun, args, kwargs, what):
     """Keyword arguments moved to their positions and defaults filled in (custom rules
     see all arguments, positionally), as JAX does."""
+    if not kwargs and _plain_arity(fun) == len(args):
+        return tuple(args)   # (every parameter given, by position: nothing to resolve)
     try:
         sig = inspect.signature(fun)
     except (TypeError, ValueError):  # builtins without a signature
@@ -119,6 +122,31 @@ def resolve_kwargs(fun, args, kwargs, what):
                         f"{sorted(ba.kwargs)} could not be resolved to positions; pass "
                         f"them positionally")
     return ba.args
+
+
+#: function -> how many parameters it has when all are plain positional ones (no
+#: ``*args``, keyword-only or ``**kwargs``), else -1: ``inspect.signature`` costs ~10 us,
+#: and a custom_jvp function runs this on every call (weak keys: closures come and go)
+_arities = weakref.WeakKeyDictionary()
+
+_PLAIN_KINDS = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def _plain_arity(fun):
+    try:
+        return _arities[fun]
+    except (KeyError, TypeError):   # (TypeError: not weakly referable)
+        pass
+    try:
+        params = inspect.signature(fun).parameters.values()
+        n = len(params) if all(p.kind in _PLAIN_KINDS for p in params) else -1
+    except (TypeError, ValueError):  # no signature: resolve_kwargs's own path decides
+        n = -1
+    try:
+        _arities[fun] = n
+    except TypeError:
+        pass
+    return n
 
 
 def _leaf_array(x, what, fname, i):
