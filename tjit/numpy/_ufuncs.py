@@ -9,6 +9,8 @@ from tjit.tracing import dtypes
 from tjit.tracing.core import Array as _Array
 from tjit.tracing.core import EvalTrace as _EvalTrace
 from tjit.primitives.elementwise import integer_pow_p as _integer_pow_p
+from tjit.primitives.fma import FMA_DTYPES as _FMA_DTYPES
+from tjit.primitives.fma import fma as _fma
 from tjit.tracing.core import fast_runner as _fast_runner
 from tjit.tracing.core import signature as _signature
 from tjit.tracing.errors import static_index as _static_index
@@ -884,14 +886,10 @@ def _soft_and_slope(e):
     return lax.log1p(e), lax.div(e, lax.add(one, e))
 
 
-#: ln 2 rounded to float32 / float64 as hi + lo (hi with 12 / 26 significant bits, lo the
-#: rest: Dekker's halves, so their products with d's halves are exact), ln 2 minus it, and
-#: Dekker's split for the dtype
+#: ln 2 rounded to float32 / float64, and ln 2 minus it
 _LN2_PARTS = {
-    np.dtype(np.float32): (0.693115234375, 3.1948089599609375e-05, -1.9046542121259336e-09,
-                           4097.0),
-    np.dtype(np.float64): (0.6931471675634384, 1.299650687069942e-08, 2.3190468138462996e-17,
-                           134217729.0)}
+    np.dtype(np.float32): (0.6931471824645996, -1.9046542121259336e-09),
+    np.dtype(np.float64): (0.6931471805599453, 2.3190468138462996e-17)}
 
 
 def _logaddexp_weights(x, y, scale):
@@ -899,7 +897,7 @@ def _logaddexp_weights(x, y, scale):
     1/2 each at a tie, as JAX; smooth there, so higher derivatives are right too.
 
     A weight near 0 is ~e^delta and takes delta's absolute error as its relative one: the
-    roundings of x - y (TwoSum) and of its product with ln 2 (hi + lo, Dekker) are added
+    roundings of x - y (TwoSum) and of its product with ln 2 (one fma) are added
     back as w (1 - w) c, the first-order change (float64 logaddexp2 slopes at x - y ~ -760
     were 200-510 ulps off; JAX shares). Its own derivative corrects grad of grad alike."""
     delta = lax.sub(x, y)
@@ -915,14 +913,10 @@ def _logaddexp_weights(x, y, scale):
     part = lax.sub(delta, x)      # x - y = delta + err exactly (Knuth's TwoSum)
     err = lax.sub(lax.sub(x, lax.sub(delta, part)), lax.add(y, part))
     if scale is not None:
-        ln2_hi, ln2_lo, ln2_rest, split = parts
-        t = lax.mul(delta, c(split))
-        d_hi = lax.sub(t, lax.sub(t, delta))
-        d_lo = lax.sub(delta, d_hi)
-        prod = lax.mul(delta, c(ln2_hi + ln2_lo))   # delta (ln2_hi + ln2_lo) = prod + e
-        e = lax.add(lax.add(lax.sub(lax.mul(d_hi, c(ln2_hi)), prod),
-                            lax.add(lax.mul(d_hi, c(ln2_lo)), lax.mul(d_lo, c(ln2_hi)))),
-                    lax.mul(d_lo, c(ln2_lo)))
+        ln2_rounded, ln2_rest = parts
+        ln2 = c(ln2_rounded)
+        prod = lax.mul(delta, ln2)         # delta ln2_rounded = prod + e exactly
+        e = _fma(delta, ln2, lax.neg(prod))
         err = lax.add(e, lax.add(lax.mul(delta, c(ln2_rest)),
                                  lax.mul(err, c(float(scale)))))
         delta = prod
@@ -1260,11 +1254,15 @@ def _hypot_finite(ax, ay):
 
 
 def _two_square(a):
-    """(a*a, its rounding error) exactly, by Dekker's splitting of ``a`` in halves, for
-    |a| below ~1e150 (float64) / ~1e19 (float32), where the split's products are finite.
-    Plain multiplies and adds: eager and jit give the same bits. The split factor is a
-    Python number cached per dtype: an eager call on a few elements is mostly dispatch,
-    and a filled constant array per call cost a third of ndtr's."""
+    """(a*a, its rounding error) exactly, for |a| below ~1e150 (float64) / ~1e19
+    (float32) and where the error does not underflow: float32/float64 by one fma
+    (exact on every backend and eagerly: eager and jit give the same bits), other
+    dtypes by Dekker's splitting of ``a`` in halves (plain multiplies and adds; the
+    split factor is a Python number cached per dtype: an eager call on a few elements
+    is mostly dispatch, and a filled constant array per call cost a third of ndtr's)."""
+    if np.dtype(a.dtype) in _FMA_DTYPES:
+        p = lax.mul(a, a)
+        return p, _fma(a, a, lax.neg(p))
     t = lax.mul(a, _dekker_split(np.dtype(a.dtype)))
     hi = lax.sub(t, lax.sub(t, a))
     lo = lax.sub(a, hi)

@@ -35,7 +35,8 @@ def fma(xp, a, b, c):
     equal shapes or rank 0)."""
     a, b, c = (xp.asarray(v) for v in (a, b, c))
     dtype = a.dtype
-    a, b, c = xp.broadcast_arrays(a, b, c)
+    if not a.shape == b.shape == c.shape:
+        a, b, c = xp.broadcast_arrays(a, b, c)
     if dtype == np.float32:
         return _fma_by_float64(xp, a, b, c).astype(np.float32)
     return _fma_float64(xp, a, b, c)
@@ -50,20 +51,19 @@ def _two_sum(x, y):
 
 def _round_to_odd(xp, s, e):
     """``s + e`` (s = that sum rounded to nearest, ``e`` its exact error) rounded to odd:
-    s itself when exact or when its last significand bit is set, else its neighbour
-    towards ``e`` (the exact value lies between the two)."""
+    s when exact; else the truncation towards zero (s, or its neighbour below in
+    magnitude where s rounded away from zero) with its last significand bit set. On the
+    bits, as integers: the neighbour is one less. (NaN and inf pass: their e is NaN.)"""
     bits = s.view(xp.int64)
-    even = (bits & 1) == 0
-    inexact = (e != 0) & xp.isfinite(s)
-    towards = xp.where(e > 0, xp.inf, -xp.inf)
-    return xp.where(inexact & even, xp.nextafter(s, towards), s)
+    inexact = xp.abs(e) > 0
+    away = inexact & (xp.signbit(e) != xp.signbit(s))
+    return ((bits - away) | inexact).view(s.dtype)
 
 
 def _fma_by_float64(xp, a, b, c):
     """float32 operands: exact product and sum in float64, rounded to odd there."""
     p = a.astype(np.float64) * b.astype(np.float64)
-    s, e = _two_sum(p, c.astype(np.float64))
-    return _round_to_odd(xp, s, e)
+    return _round_to_odd(xp, *_two_sum(p, c.astype(np.float64)))
 
 
 def _two_product(a, b):
@@ -82,18 +82,20 @@ def _two_product(a, b):
 def _fma_float64(xp, a, b, c):
     uh, ul = _two_product(a, b)
     th, tl = _two_sum(c, uh)
-    v = _round_to_odd(xp, *_two_sum(tl, ul))
-    z = th + v
+    z = th + _round_to_odd(xp, *_two_sum(tl, ul))
+    # (NaN compares false: "fine" also says finite)
+    auh = xp.abs(uh)
+    fine = ((xp.abs(a) <= _SPLIT_MAX) & (xp.abs(b) <= _SPLIT_MAX) & (xp.abs(c) <= _SUM_MAX)
+            & (auh <= _SUM_MAX) & (auh >= _PRODUCT_MIN))
+    if bool(fine.all()):
+        return z
     finite = xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(c)
     zero_factor = (a == 0) | (b == 0)
-    fine = (finite & (xp.abs(a) <= _SPLIT_MAX) & (xp.abs(b) <= _SPLIT_MAX)
-            & (xp.abs(c) <= _SUM_MAX) & (xp.abs(uh) <= _SUM_MAX)
-            & (xp.abs(uh) >= _PRODUCT_MIN))
     # a * b exact (a zero factor: the signs of zero as a * b + c), else IEEE's specials;
     # a finite a * b plus an infinite c is c, even where a * b alone overflows
     plain = a * b + c
     plain = xp.where(xp.isfinite(a) & xp.isfinite(b) & xp.isinf(c), c, plain)
-    out = xp.where(fine & ~zero_factor, z, plain)
+    out = xp.where(fine, z, plain)
     rare = finite & ~fine & ~zero_factor
     if bool(rare.any()):
         out = _exact_where(xp, out, rare, a, b, c)
