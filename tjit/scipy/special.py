@@ -10,6 +10,8 @@ tails, ``entr`` at 0): those functions are ``custom_jvp``s with JAX's rules.
 """
 
 
+import math
+
 import numpy as np
 
 from tjit import lax, nn
@@ -500,11 +502,22 @@ def _i0_jvp(primals, tangents):  # I0' = I1
 @_i1.defjvp
 def _i1_jvp(primals, tangents):  # I1' = I0 - I1/x = exp(|x|) (i0e - i1e/x)
     (x,), (t,) = primals, tangents
-    small = jnp.abs(x) < float(np.sqrt(np.finfo(x.dtype).eps))
+    small = jnp.abs(x) < 1
     safe = jnp.where(small, 1.0, x)
     far = _times_exp_abs(x, lax.bessel_i0e(x) - lax.bessel_i1e(safe) / safe)
-    # near 0 its Maclaurin series 1/2 + 3 x^2 / 16 (whose derivative, grad of grad, is right)
-    return _i1(x), t * jnp.where(small, 0.5 + 0.1875 * x * x, far)
+    # below 1 its Maclaurin series, whose terms (and their derivatives: grad of grad) share
+    # one sign; the derivative of I0 - I1/x cancels there (float32 grad(grad(i1))(1e-3)
+    # was 2.86e-4, true 3.75e-4, up to sqrt(eps) where the series took over before)
+    u = jnp.where(small, x * x, 0.0)
+    series = jnp.zeros_like(u) + _I1_SLOPE_SERIES[-1]
+    for c in _I1_SLOPE_SERIES[-2::-1]:
+        series = series * u + c
+    return _i1(x), t * jnp.where(small, series, far)
+
+
+# I1'(x) = sum_k (2k + 1) x^(2k) / (2^(2k+1) k! (k+1)!), to 1e-19 relative for |x| < 1
+_I1_SLOPE_SERIES = tuple((2 * k + 1) / (2 ** (2 * k + 1) * math.factorial(k) *
+                                        math.factorial(k + 1)) for k in range(10))
 
 
 # -- information theory: x log y and the entropies ------------------------------------------
