@@ -6,6 +6,7 @@ walks (``ClosedJaxpr.jaxpr``, its ``invars``/``constvars``/``eqns``/``outvars``,
 its jvp, transpose, batching and lowering rules are registered through
 ``tjit.interpreters.ad`` / ``batching`` / ``mlir``."""
 
+import threading
 import weakref
 
 import numpy as np
@@ -20,6 +21,16 @@ from tjit.tracing.jaxpr import ClosedJaxpr, Jaxpr, JaxprEqn, Literal, Var, eval_
 #: programs never keys a program on a user primitive's name (two scripts may define
 #: different "multiply_add"s)
 _USER_MODULE = "<user primitive>"
+
+
+class _EagerCalls(threading.local):
+    """The user primitives in an eager bind whose impl has not started yet (per thread)."""
+
+    def __init__(self):
+        self.prims = set()
+
+
+_EAGER_CALLS = _EagerCalls()
 
 
 def jaxpr_as_fun(closed_jaxpr):
@@ -58,6 +69,21 @@ class Primitive(_core.Primitive):
         self.weak_type_rule = _core.never_weak  # JAX: ShapedArray(...) is not weak
         _USER_PRIMITIVES.add(self)
 
+    def bind(self, *args, **params):
+        """Apply the primitive. An eager call (no transformation active) runs the impl
+        alone, as JAX's: no abstract evaluation, whose rule the user may print or count
+        (JAX's "How primitives work" page does); under jit the impl's results are held
+        to the declared types (``_run_impl``)."""
+        trace = _core.trace_ctx.trace
+        if type(trace) is not _core.EvalTrace:
+            return trace.process_primitive(self, args, params)
+        calls = _EAGER_CALLS.prims
+        calls.add(self)
+        try:
+            return trace.process_primitive(self, args, params)
+        finally:
+            calls.discard(self)
+
     def def_impl(self, fn):
         self.user_impl = fn
         return fn
@@ -78,9 +104,14 @@ class Primitive(_core.Primitive):
 
     # -- the slots tjit's machinery calls ----------------------------------------------
     def _run_abstract_eval(self, *avals, **params):
+        if self in _EAGER_CALLS.prims:
+            return None   # an eager call: JAX runs the impl without abstract evaluation
+        return self._user_avals(*avals, **params)
+
+    def _user_avals(self, *avals, **params):
         if self.user_abstract_eval is None:
             if type(_core.trace_ctx.trace) is _core.EvalTrace:
-                return None   # an eager call: JAX runs the impl without abstract evaluation
+                return None   # (a host step of a program traced without one: no check)
             raise NotImplementedError(
                 f"Abstract evaluation for '{self.name}' not implemented: define it with "
                 f"{self.name}_p.def_abstract_eval(fn), fn(*avals, **params) returning "
@@ -102,21 +133,42 @@ class Primitive(_core.Primitive):
         return ShapedArray(tuple(a.shape), _dtypes.canonicalize(np.dtype(a.dtype)))
 
     def _run_impl(self, xp, *values, **params):
+        # (read and cleared first: a jitted program the impl calls runs its own host
+        # steps of this primitive, which are held to the declared types)
+        calls = _EAGER_CALLS.prims
+        eager = self in calls
+        calls.discard(self)
         fn = self.user_impl
         if fn is None:
             fn = _impl_from_lowering(self)
         out = fn(*values, **params)
-        want = self._declared_avals(values, params)
-        if want is None:   # no abstract evaluation to hold the result to (eager only)
-            return [np.asarray(o) for o in out] if self.multiple_results else np.asarray(out)
+        want = None if eager else self._declared_avals(values, params)
+        if want is None:   # eager: the impl's values, of a dtype tjit has (x64 or not)
+            return [_canonical(o) for o in out] if self.multiple_results else _canonical(out)
+        return self._held_to(out, want)
+
+    _run_impl.__module__ = _USER_MODULE
+
+    def impl_declared(self, xp, results, *values, **params):
+        """The impl as a host step of a compiled program, its results held to
+        ``results``, the avals the program was traced with (JAX evaluates abstractly
+        once, when tracing)."""
+        fn = self.user_impl
+        if fn is None:
+            fn = _impl_from_lowering(self)
+        out = fn(*values, **params)
+        return self._held_to(out, results if self.multiple_results else results[0])
+
+    impl_declared.__module__ = _USER_MODULE
+
+    def _held_to(self, out, want):
+        """The impl's ``out`` cast to the declared aval(s) ``want``."""
         if self.multiple_results:
             if not isinstance(out, (list, tuple)) or len(out) != len(want):
                 raise TypeError(f"impl of '{self.name}' returned {type(out).__name__}; its "
                                 f"abstract evaluation declares {len(want)} results (a list)")
             return [self._as_declared(o, w) for o, w in zip(out, want)]
         return self._as_declared(out, want)
-
-    _run_impl.__module__ = _USER_MODULE
 
     def _declared_avals(self, values, params):
         """The abstract evaluation's result for these operands (remembered per operand
@@ -126,11 +178,11 @@ class Primitive(_core.Primitive):
             key = (tuple(avals), tuple(sorted(params.items())))
             hash(key)
         except TypeError:
-            return self.abstract_eval(*avals, **params)
+            return self._user_avals(*avals, **params)
         if key not in self._declared_memo:
             if len(self._declared_memo) > 256:
                 self._declared_memo.clear()
-            self._declared_memo[key] = self.abstract_eval(*avals, **params)
+            self._declared_memo[key] = self._user_avals(*avals, **params)
         return self._declared_memo[key]
 
     def _as_declared(self, out, aval):
@@ -143,6 +195,15 @@ class Primitive(_core.Primitive):
                              f"abstract evaluation declares {aval.str_short()}; make the "
                              f"two agree")
         return out if out.dtype == aval.dtype else out.astype(aval.dtype)
+
+
+def _canonical(out):
+    """An eager impl's result as a NumPy array of a dtype tjit has: float64 (an impl on
+    Python scalars, or promoting by a float64 constant) is float32 unless x64 is on, as
+    JAX's next operation would read it."""
+    out = np.asarray(out)
+    dt = _dtypes.canonicalize(out.dtype)
+    return out if dt == out.dtype else out.astype(dt)
 
 
 def _value_aval(v):

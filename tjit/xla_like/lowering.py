@@ -159,17 +159,28 @@ def _lower_control(ctx, prim, ins, params, out_avals):
 
 def library_call(ctx, prim, ins, params, out_avals):
     """Run ``prim``'s reference implementation at this point, on the array namespace
-    the runtime binds (``xp``: NumPy on the CPU). The step records ``(prim, params)``."""
-    fn = hlo.rebuildable(primitive_call, prim, params)
+    the runtime binds (``xp``: NumPy on the CPU). The step records ``(prim, params)``;
+    a user primitive (``impl_declared``) also gets the result types it was traced with
+    (concrete shapes), so running it does not ask its abstract evaluation again."""
+    declared = getattr(prim, "impl_declared", None) is not None and all(
+        isinstance(d, int) for a in out_avals for d in a.shape)
+    fn = hlo.rebuildable(primitive_call, prim, params,
+                         *((tuple(out_avals),) if declared else ()))
     return ctx.library(prim.name, fn, ins, [(a.shape, a.dtype) for a in out_avals],
                        primitive=prim, params=params, effect=prim.effectful)
 
 
-def primitive_call(prim, params):
+def primitive_call(prim, params, results=None):
     """The library function ``fn(xp, env, *arrays)`` that runs ``prim.impl`` with
-    ``params`` (symbolic ones specialized to the run's sizes ``env``, once per size)."""
+    ``params`` (symbolic ones specialized to the run's sizes ``env``, once per size);
+    with ``results`` (the avals it was traced with), ``prim.impl_declared``."""
     symbolic = any(_symbolic_param(p) for p in params.values())
     impl, multiple = prim.impl, prim.multiple_results
+    if results is not None:
+        declared = prim.impl_declared
+
+        def impl(xp, *arrays, **p):
+            return declared(xp, results, *arrays, **p)
     per_env = {}
 
     def fn(xp, env, *arrays):
