@@ -91,7 +91,9 @@ def is_differentiable_dtype(dt):
 
 
 def tangent_aval(aval):
-    return ShapedArray(aval.shape, aval.dtype)
+    # (the primal's weak type kept, as JAX's to_tangent_aval: a convert_element_type
+    # transpose gives a promoted weak primal's cotangent its weak type back)
+    return ShapedArray(aval.shape, aval.dtype, getattr(aval, "weak_type", False))
 
 
 # -- jvp helpers ----------------------------------------------------------------------------

@@ -195,6 +195,20 @@ def _api_tangent(aval, t):
     return _weak_like(tangent_out(aval, t), aval)
 
 
+def _api_cotangent(aval, ct, real_outputs):
+    """A cotangent as vjp returns it. JAX's carries the weak type its backward pass
+    computes. tjit's jvp rules make their constants strong, so a weakly typed primal
+    gets a weak cotangent (what JAX's convert_element_type transpose restores after a
+    promotion), except a complex primal of a function whose outputs are all real: its
+    cotangent enters the complex domain through the transpose of real, imag or abs,
+    which builds a strong complex, or of a complex-to-real convert, which restores the
+    weak type, as JAX's; the backward pass's own weak type is kept there
+    (``grad(lambda z: jnp.real(z)**2)(3. + 4j)`` is strong, as in JAX)."""
+    if real_outputs and aval.weak_type and dtypes.is_complex(aval.dtype):
+        return tangent_out(aval, ct)
+    return _api_tangent(aval, ct)
+
+
 def _describe_value(x):
     """``x`` for an error message: an array's type (``float32[3]``) or a container's
     kind and length, never its whole contents."""
@@ -353,6 +367,7 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=(), saveable_args=True):
     out_tree = store["tree"]
     out_avals = [get_aval(p) for p in out_primals]
     in_avals = [get_aval(p) for p in flat_p]
+    real_outputs = not any(dtypes.is_complex(a.dtype) for a in out_avals)
 
     def backward(residuals, ct, wanted=None):
         cts, ct_tree = tree_flatten(ct)
@@ -365,7 +380,8 @@ def vjp(fun, *primals, has_aux=False, reduce_axes=(), saveable_args=True):
         live = [Zero(tangent_aval(a)) if c is None else c
                 for c, a, z in zip(cts, out_avals, zero_mask) if not z]
         cts_in = backward_pass(linear.jaxpr, residuals, live, wanted)
-        return tree_unflatten(in_tree, [_api_tangent(a, c) for c, a in zip(cts_in, in_avals)])
+        return tree_unflatten(in_tree, [_api_cotangent(a, c, real_outputs)
+                                        for c, a in zip(cts_in, in_avals)])
 
     if write_back is not None:   # (their gradients go into refs: VJP.with_refs)
         backward.ref_args = ref_primals.ref_arguments(primals)

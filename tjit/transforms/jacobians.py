@@ -27,6 +27,21 @@ def _float0_as_zeros(tangents, primals):
                                    for t, p in zip(t_leaves, p_leaves)])
 
 
+def _weak_as_inputs(cts, primals):
+    """Each input's Jacobian block with that input's weak type, as JAX's jacrev casts
+    its blocks to the input's type (``_possible_downcast``): ``jacrev(f)(3. + 4j)`` is
+    weak even where grad's cotangent, built by real's transpose, is strong."""
+    c_leaves, c_tree = tree_flatten(cts)
+    p_leaves = tree_flatten(primals)[0]
+    out = []
+    for c, p in zip(c_leaves, p_leaves):
+        weak = get_aval(_to_array(p)).weak_type
+        if not dtypes.is_float0(c) and get_aval(c).weak_type != weak:
+            c = lax.convert_element_type(c, get_aval(c).dtype, weak_type=weak)
+        out.append(c)
+    return tree_unflatten(c_tree, out)
+
+
 def _std_basis(flat):
     """Identity matrices, one per leaf, stacked over the total input size."""
     sizes = [int(get_aval(x).size) for x in flat]
@@ -126,6 +141,7 @@ def _jacrev(fun, argnums, has_aux, holomorphic, allow_int, what):
         basis, total = _std_basis(y_flat)
         cts = vmap(lambda *b: _float0_as_zeros(vjp_fn(tree_unflatten(y_tree, list(b))),
                                                dyn))(*basis)
+        cts = _weak_as_inputs(cts, dyn)
         jac = _reshape_rev(cts, y_flat, y_tree, spec.single)
         return (jac, res[2]) if has_aux else jac
     return jac_fn

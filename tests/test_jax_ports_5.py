@@ -1,0 +1,133 @@
+"""JAX programs ported by changing imports, round 5: what cells of JAX's documentation
+(benchmarks/ports) still met. Expected values and weak types were computed with JAX 0.10.2
+on the CPU and are written out here (no jax import in tests); the gradients are also the
+closed forms named next to them."""
+
+import numpy as np
+import pytest
+
+import tjit
+import tjit.numpy as jnp
+from tjit import core
+from tjit.extend import core as extend_core
+
+
+# -- weak types of gradients (docs/complex-differentiation.md, autodiff_cookbook.md) --------
+Z = 3. + 4j
+
+
+def _sq_norm(z):
+    x, y = jnp.real(z), jnp.imag(z)
+    return x**2 + y**2
+
+
+# (function, argument, JAX 0.10.2's grad and its weak_type, eager and jitted alike); the
+# grad of a real f of z = x + iy is df/dx - i df/dy in JAX's convention
+GRADS = [
+    (_sq_norm, Z, 6 - 8j, False),                                   # 2x - 2iy
+    (lambda z: jnp.abs(z), Z, 0.6 - 0.8j, False),                   # (x - iy)/|z|
+    (lambda z: jnp.real(z * z), Z, 6 + 8j, False),                  # real(z^2) = x^2 - y^2
+    (lambda z: z.astype(jnp.float32)**2, Z, 6 + 0j, True),          # 2x (a convert's transpose)
+    (lambda x: jnp.real(x * (1 + 2j)), 3.0, 1.0, True),             # a real primal
+    (lambda x: (x * jnp.ones(3, jnp.float32)).sum(), 3.0, 3.0, True),
+    (lambda x: x**2, 3.0, 6.0, True),
+    (lambda x: x**2, np.float32(3.0), 6.0, False),
+]
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("k", range(len(GRADS)))
+def test_grad_weak_type_is_what_jax_backward_pass_gives(k):
+    # JAX: a weak complex primal of a real-valued function gets a strong gradient (real,
+    # imag and abs transpose into a complex built from reals); a promoted weak primal's
+    # convert_element_type transpose restores its weak type. tjit gave every weak primal
+    # a weak gradient: grad(|z|^2)(3+4j) printed weak_type=True where JAX's does not.
+    f, x, want, weak = GRADS[k]
+    g = tjit.grad(f)(x)
+    np.testing.assert_allclose(complex(g) if isinstance(want, complex) else float(g), want,
+                               rtol=1e-6)
+    assert g.weak_type is weak
+    assert tjit.jit(tjit.grad(f))(x).weak_type is weak
+
+
+def test_complex_grad_repr_as_the_docs_print_it():
+    # docs/complex-differentiation.md cell 5, JAX: Array(6.-8.j, dtype=complex64)
+    assert repr(tjit.grad(_sq_norm)(Z)) == "Array(6.-8.j, dtype=complex64)"
+
+
+def test_holomorphic_grad_and_jacrev_keep_the_input_weak_type():
+    # JAX: grad(z**2, holomorphic=True)(3+4j) = 2z, weak; jacrev casts each block to its
+    # input's type (_possible_downcast): jacrev(|z|^2)(3+4j) is weak although grad's is not
+    g = tjit.grad(lambda z: z**2, holomorphic=True)(Z)
+    assert complex(g) == 6 + 8j and g.weak_type
+    j = tjit.jacrev(_sq_norm)(Z)
+    assert complex(j) == 6 - 8j and j.weak_type
+    j = tjit.jacrev(_sq_norm)(jnp.array([Z, 1j]))     # a strong input: strong blocks
+    np.testing.assert_allclose(np.asarray(j), [[6 - 8j, 0], [0, -2j]])
+    assert not j.weak_type
+
+
+def test_vjp_of_complex_primal_with_real_output():
+    # JAX: vjp(lambda z: real(z*z), 3+4j)[1](float32(1)) = (6+8j,), strong (2x - 2i(-y))
+    _, pb = tjit.vjp(lambda z: jnp.real(z * z), Z)
+    (ct,) = pb(np.float32(1.0))
+    assert complex(ct) == 6 + 8j and not ct.weak_type
+
+
+# -- user primitives: eager calls run the impl alone (docs/jax-primitives.md) --------------
+def _counting_primitive(name, impl, out_shape=None):
+    p = extend_core.Primitive(name)
+    calls = []
+    p.def_impl(impl)
+
+    def abstract_eval(*avals):
+        calls.append(tuple(a.str_short() for a in avals))
+        shape = avals[0].shape if out_shape is None else out_shape
+        return core.ShapedArray(shape, avals[0].dtype)
+    p.def_abstract_eval(abstract_eval)
+    return p, calls
+
+
+def test_eager_user_primitive_runs_no_abstract_evaluation():
+    # JAX's page traces "call multiply_add_impl(...)" alone in eager calls; tjit ran the
+    # abstract evaluation once per operand types as well (printed before the impl)
+    p, calls = _counting_primitive("madd", lambda x, y, z: np.add(np.multiply(x, y), z))
+    out = p.bind(2., 2., 10.)
+    assert float(out) == 14.0 and calls == []
+    a = np.array([2., 3.], np.float32)
+    np.testing.assert_array_equal(np.asarray(p.bind(a, a, np.float32(1.))), [5., 10.])
+    assert calls == []
+    # an impl computing in float64 (Python scalars) gives float32 without x64, as JAX's
+    # next operation would read it
+    assert out.dtype == np.float32 and not out.weak_type
+
+
+def test_jitted_user_primitive_evaluates_abstractly_when_tracing_only():
+    # JAX evaluates abstractly once, at trace time; tjit's host step asked the abstract
+    # evaluation again at run time for the operands' (strong) types
+    p, calls = _counting_primitive("madd2", lambda x, y, z: np.add(np.multiply(x, y), z))
+    f = tjit.jit(lambda a, b: p.bind(a, a, b))
+    assert float(f(2., 10.)) == 14.0
+    assert calls == [("f32[]", "f32[]", "f32[]")]
+    assert float(f(3., 1.)) == 10.0 and len(calls) == 1     # compiled: no more calls
+
+
+def test_user_primitive_shape_disagreement_is_an_error_under_jit_only():
+    p, _ = _counting_primitive("twice", lambda x: np.concatenate([x, x]))
+    x = np.ones(3, np.float32)
+    np.testing.assert_array_equal(np.asarray(p.bind(x)), np.ones(6))   # eager: the impl's
+    with pytest.raises(ValueError, match=r"twice.*\(6,\).*f32\[3\]"):
+        tjit.jit(p.bind)(x)
+
+
+def test_user_primitive_with_multiple_results_eager_and_jitted():
+    p = extend_core.Primitive("sincos")
+    p.multiple_results = True
+    p.def_impl(lambda x: (np.sin(x), np.cos(x)))
+    p.def_abstract_eval(lambda x: [core.ShapedArray(x.shape, x.dtype)] * 2)
+    x = np.linspace(0, 1, 4, dtype=np.float32)
+    for run in (p.bind, tjit.jit(p.bind)):
+        s, c = run(x)
+        np.testing.assert_allclose(np.asarray(s), np.sin(x), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(c), np.cos(x), rtol=1e-6)
+        assert s.dtype == np.float32
