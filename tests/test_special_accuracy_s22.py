@@ -225,3 +225,16 @@ def test_i1_second_derivative_near_zero(dtype, x64):
         want = mp.diff(lambda t: mp.besseli(1, t), mp.mpf(float(x)), 2)
         for got in (g2(jnp.asarray(x)), tjit.jit(g2)(jnp.asarray(x))):
             assert ulps(np.asarray(got), want, dtype) <= 4
+
+
+def test_logit_second_derivative():
+    # d/dx 1/(x (1 - x)) = (2x - 1) / (x (1 - x))**2: the product rule's two terms cancelled
+    # near 1/2 (273 float32 ulps at 0.4995, as JAX); -inf, not NaN, where it overflows
+    g2 = tjit.grad(tjit.grad(tsp.logit))
+    for v in (0.4995, 0.5005, 0.3, 0.9):
+        x = np.float32(v)
+        xm = mp.mpf(float(x))
+        want = (2 * xm - 1) / (xm * (1 - xm)) ** 2
+        for got in (g2(jnp.asarray(x)), tjit.jit(g2)(jnp.asarray(x))):
+            assert ulps(np.asarray(got), want, np.float32) <= 3
+    assert float(g2(jnp.asarray(np.float32(1e-30)))) == -np.inf

@@ -239,7 +239,22 @@ def _logit(x):
 
 
 # JAX's rule, 1 / (x (1 - x)): through the where above grad(logit)(0.0) was NaN (JAX: inf)
-_logit.defjvps(lambda g, ans, x: g / (x * (1 - x)))
+_logit.defjvps(lambda g, ans, x: g * _logit_slope(x))
+
+
+@custom_jvp
+def _logit_slope(x):
+    return 1 / (x * (1 - x))
+
+
+# (2x - 1) s**2 as one product: the product rule on x (1 - x) summed (1 - x) s**2 and
+# -x s**2, each rounded, which cancel near x = 1/2 (float32 grad(grad(logit))(0.4995)
+# was 273 ulps off, JAX the same); and -inf, not NaN, where s**2 overflows
+@_logit_slope.defjvp
+def _logit_slope_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    slope = _logit_slope(x)
+    return slope, t * ((2 * x - 1) * slope * slope)
 
 
 def expit(x):
