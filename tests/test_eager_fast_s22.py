@@ -262,3 +262,21 @@ def test_custom_jvp_arguments_resolve_with_the_kept_arity():
 
     g.defjvp(lambda p, t: (g(*p), t[0] + t[1]))
     assert float(tjit.grad(g)(x, x)) == 1.0
+
+
+# -- the program cache's primitive references ------------------------------------------------
+def test_every_primitive_reference_names_the_primitive_itself():
+    """References found by the own-name lookup and by the scan both load back the very
+    primitive (what a stored program's unpickling needs)."""
+    import sys
+    from tjit.tracing.core import Primitive
+    from tjit.xla_like import program_cache as pc
+    prims = {v for name, mod in list(sys.modules.items())
+             if mod is not None and name.startswith("tjit.")
+             for v in list(vars(mod).values()) if isinstance(v, Primitive)}
+    assert len(prims) > 100
+    for p in prims:
+        own = pc._own_name_ref(p)
+        if own is not None:
+            assert pc._primitive_named(*own) is p and own[1] == f"{p.name}_p"
+        assert pc._primitive_named(*pc._primitive_ref(p)) is p
