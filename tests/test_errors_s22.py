@@ -11,6 +11,7 @@ import pytest
 import tjit
 import tjit.numpy as jnp
 from tjit import lax
+from tjit.tracing.errors import NegativeDimensionError
 
 X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
 V = np.linspace(0.1, 0.9, 3, dtype=np.float32)
@@ -126,3 +127,15 @@ def test_fft_real_transform_of_complex_names_its_twin(name, twin):
     c = X.astype(np.complex64)
     _raises(getattr(jnp.fft, name), (c,), TypeError, f"jnp.fft.{name}:", "complex64",
             f"use jnp.fft.{twin} for")
+
+
+# -- broadcast_to of a negative dim: said "cannot broadcast (4,) to (-2, 4)" (ShapeError) --
+@pytest.mark.parametrize("shape", [(-2, 4), (-1, 4), (3, -4)])
+def test_broadcast_to_negative_dims(shape):
+    _raises(lambda a: jnp.broadcast_to(a, shape), (V[:1].repeat(4),),
+            NegativeDimensionError, "broadcast_to", "negative", str(shape))
+    # JAX's class (TypeError) and NumPy's (ValueError) both catch it
+    with pytest.raises(TypeError):
+        jnp.broadcast_to(np.ones(4), shape)
+    with pytest.raises(ValueError):
+        jnp.broadcast_to(np.ones(4), shape)

@@ -20,8 +20,8 @@ from tjit.tracing import dtypes
 from tjit.tracing import shapes as sh
 from tjit.tracing.core import (
     Array, EvalTrace, Tracer, concrete_value, fast_runner, trace_ctx)
-from tjit.tracing.errors import (AxisError, ConcretizationTypeError, OperandShapeError,
-                                 ShapeError, static_index)
+from tjit.tracing.errors import (AxisError, ConcretizationTypeError, NegativeDimensionError,
+                                 OperandShapeError, ShapeError, static_index)
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.size_questions import SpecializeSizes
 from tjit.primitives import structural as st
@@ -254,8 +254,11 @@ def broadcast_to(array, shape):
         return array._broadcast_to(shape)
     a = ensure_array("broadcast_to", array)
     shape = sh.canonical_shape(shape, "broadcast_to")
+    if any(type(d) is int and d < 0 for d in shape):  # not "cannot broadcast (4,) to"
+        raise NegativeDimensionError(f"broadcast_to: negative dimensions are not allowed, "
+                                     f"got shape {sh.shape_str(shape)}")
     nlead = len(shape) - a.ndim
-    ok = nlead >= 0 and all(not (type(d) is int and d < 0) for d in shape)
+    ok = nlead >= 0
     for i, d in enumerate(a.shape):
         if not ok:
             break
