@@ -46,10 +46,19 @@ EXAMPLES = {
                                           "examples/spmd_mnist_classifier_fromscratch.py"),
     "kernel_lsq": (_REMOVED, "examples/kernel_lsq.py"),
     "gaussian_process_regression": (_REMOVED, "examples/gaussian_process_regression.py"),
+    "differentially_private_sgd": ("HEAD", "examples/differentially_private_sgd.py"),
+    # model-predictive control (iLQR, MPC; removed from JAX in July 2022), run through its
+    # test file: each test's assert_allclose prints the values it checks (TEST_FILES)
+    "control": ("eadc3466c0^", "examples/control_test.py"),
+}
+
+#: test files run as programs: name -> the modules of the JAX repository they import
+#: (module name -> path at the same revision)
+TEST_FILES = {
+    "control": {"examples.control": "examples/control.py"},
 }
 
 SKIPPED = {
-    "differentially_private_sgd": "needs dp_accounting (Google's privacy accounting; not installed)",
     "onnx2xla": "downloads an ONNX model and needs the onnx package",
     "jax_cpp/prog.py": "exports for a C++ PJRT client",
     "ffi/": "builds a C++ XLA FFI library",
@@ -134,6 +143,101 @@ def _stub_absl():
     sys.modules.update({"absl": absl, "absl.app": app, "absl.flags": flags})
 
 
+def _stub_dp_accounting():
+    """``dp_accounting`` (Google's privacy accounting, in neither venv) for the DP-SGD
+    example, which only prints its epsilon: here the epsilon of the Gaussian mechanism
+    composed over the steps without the subsampling amplification dp_accounting credits
+    (a looser bound, min over the orders a of steps * a / (2 sigma^2) + log(1/delta) /
+    (a - 1)), computed in Python floats from the orders the script passes (its
+    ``jnp.linspace``); the same for both runs."""
+    import math
+    dp_event = types.ModuleType("dp_accounting.dp_event")
+    dp_event.GaussianDpEvent = lambda sigma: ("gaussian", float(sigma))
+    dp_event.PoissonSampledDpEvent = lambda q, event: event
+
+    class RdpAccountant:
+        def __init__(self, orders):
+            self.orders, self.rdp = [float(a) for a in orders], None
+
+        def compose(self, event, count=1):
+            sigma = event[1]
+            self.rdp = [count * a / (2 * sigma ** 2) for a in self.orders]
+
+        def get_epsilon(self, delta):
+            return min(r + math.log(1 / delta) / (a - 1) for a, r in zip(self.orders, self.rdp))
+    accountant = types.ModuleType("dp_accounting.rdp.rdp_privacy_accountant")
+    accountant.RdpAccountant = RdpAccountant
+    rdp = types.ModuleType("dp_accounting.rdp")
+    rdp.rdp_privacy_accountant = accountant
+    dp = types.ModuleType("dp_accounting")
+    dp.dp_event, dp.rdp = dp_event, rdp
+    sys.modules.update({"dp_accounting": dp, "dp_accounting.dp_event": dp_event,
+                        "dp_accounting.rdp": rdp,
+                        "dp_accounting.rdp.rdp_privacy_accountant": accountant})
+
+
+def _stub_absl_testing():
+    """``absl.testing.absltest`` and ``parameterized`` for a test file run as a program:
+    its TestCase classes are unittest's, ``absltest.main`` is not called (the file is
+    not ``__main__``); the same for both runs."""
+    import unittest
+    testing = types.ModuleType("absl.testing")
+    absltest = types.ModuleType("absl.testing.absltest")
+    absltest.TestCase, absltest.main = unittest.TestCase, lambda *a, **k: None
+    parameterized = types.ModuleType("absl.testing.parameterized")
+    parameterized.TestCase = unittest.TestCase
+    testing.absltest, testing.parameterized = absltest, parameterized
+    sys.modules.update({"absl.testing": testing, "absl.testing.absltest": absltest,
+                        "absl.testing.parameterized": parameterized})
+    # `from jax.config import config; config.parse_flags_with_absl()` (JAX before 0.4.25;
+    # JAX 0.10.2 has no jax.config module): a stand-in for both runs
+    cfg = types.ModuleType("jax.config")
+    cfg.config = types.SimpleNamespace(parse_flags_with_absl=lambda: None)
+    sys.modules["jax.config"] = cfg
+
+
+def _printing_assert_allclose():
+    """``np.testing.assert_allclose`` that first prints the values it checks (rounded
+    to 6 significant digits), so a test file's run shows JAX's and tjit's numbers, not
+    only whether each stayed within the test's tolerance."""
+    import numpy as np
+    check = np.testing.assert_allclose
+
+    def assert_allclose(actual, desired, *args, **kwargs):
+        print("   ", np.array2string(np.asarray(actual), precision=6, separator=","
+                                     ).replace("\n", ""))
+        return check(actual, desired, *args, **kwargs)
+    np.testing.assert_allclose = assert_allclose
+
+
+def run_test_file(name, rev, src):
+    """Run each test of the file ``src`` (its TestCase classes, tests in name order)
+    and print one line per test (ok, or the failure's type and first line)."""
+    import unittest
+    for mod_name, path in TEST_FILES[name].items():
+        mod = types.ModuleType(mod_name)
+        exec(compile(_mirror_text(rev, path), path, "exec"), mod.__dict__)
+        sys.modules[mod_name] = mod
+        setattr(sys.modules["examples"], mod_name.split(".")[-1], mod)
+    _stub_absl_testing()
+    _printing_assert_allclose()
+    env = {"__name__": name + "_test"}
+    exec(compile(src, EXAMPLES[name][1], "exec"), env)
+    cases = [c for c in env.values() if isinstance(c, type) and
+             issubclass(c, unittest.TestCase) and c is not unittest.TestCase]
+    for case in cases:
+        for test in sorted(t for t in dir(case) if t.startswith("test")):
+            print(f"{case.__name__}.{test}")
+            result = unittest.TestResult()
+            case(test).run(result)
+            bad = result.errors + result.failures
+            if bad:
+                last = bad[0][1].strip().splitlines()[-1]
+                print(f"  FAIL {last[:300]}")
+            else:
+                print("  ok")
+
+
 def _mirror_text(rev, path):
     return subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"{rev}:{path}"],
                           check=True, capture_output=True, text=True).stdout
@@ -145,6 +249,7 @@ def run_one(name, impl, out):
         run_page._alias_jax()
     run_page._stub_missing_modules()
     _stub_absl()
+    _stub_dp_accounting()
     importlib.import_module("jax.numpy")   # (importing JAX draws from NumPy's generator)
     run_page._fixed_seeds()
     _install_datasets()
@@ -154,7 +259,10 @@ def run_one(name, impl, out):
     rec = {"exc": None}
     try:
         with contextlib.redirect_stdout(buf):
-            exec(compile(src, path, "exec"), {"__name__": "__main__"})
+            if name in TEST_FILES:
+                run_test_file(name, rev, src)
+            else:
+                exec(compile(src, path, "exec"), {"__name__": "__main__"})
     except BaseException as e:  # noqa: BLE001 - a script's failure is data here
         if isinstance(e, KeyboardInterrupt):
             raise
