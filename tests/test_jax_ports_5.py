@@ -131,3 +131,32 @@ def test_user_primitive_with_multiple_results_eager_and_jitted():
         np.testing.assert_allclose(np.asarray(s), np.sin(x), rtol=1e-6)
         np.testing.assert_allclose(np.asarray(c), np.cos(x), rtol=1e-6)
         assert s.dtype == np.float32
+
+
+# -- values that hold no array: JAX's ValueError (docs/custom_pytrees.md cell 10) ----------
+class _Tree:
+    def __init__(self, a):
+        self.a = jnp.asarray(a)
+
+
+tjit.tree_util.register_pytree_node(_Tree, lambda t: ((t.a,), None), lambda _, a: _Tree(*a))
+
+
+@pytest.mark.parametrize("value", [None, [1.0, None], np.array([None]), [[1, 2], [3]],
+                                   object(), "abc"])
+def test_no_array_values_raise_value_and_type_error(value):
+    # JAX 0.10.2: None and lists holding None -> ValueError("None is not a valid value for
+    # jnp.array"), ragged lists -> ValueError (NumPy's inhomogeneous shape), other objects
+    # -> TypeError; tjit raised TypeError for all, so JAX's `except ValueError` missed them
+    for make in (jnp.asarray, jnp.array):
+        with pytest.raises(ValueError) as info:
+            make(value)
+        assert isinstance(info.value, TypeError)
+
+
+def test_jacobian_rebuilding_a_tree_class_with_its_constructor_is_a_value_error():
+    # the page's MyTree: unflattening calls __init__, whose asarray gets a non-array
+    # (JAX: ValueError "None is not a valid value for jnp.array")
+    tree = _Tree(jnp.arange(5.0))
+    with pytest.raises(ValueError):
+        tjit.jacobian(lambda x: x)(tree)

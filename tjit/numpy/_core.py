@@ -16,7 +16,7 @@ from tjit.config import config
 from tjit.tracing import dtypes, transfer_guard
 from tjit.tracing.basearray import refusal_hint
 from tjit.tracing.core import Array, Tracer
-from tjit.tracing.errors import BroadcastShapeError, ShapeError
+from tjit.tracing.errors import ArrayConversionError, BroadcastShapeError, ShapeError
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.fp_quiet import quiet_off, quiet_on
 from tjit.tracing.shapes import broadcast_shapes
@@ -184,9 +184,9 @@ def host_numpy_array(a, op, what=None):
     except Exception as e:
         arg = f" {what}" if what else ""
         if isinstance(e, ValueError) and "inhomogeneous" in str(e):
-            raise TypeError(f"{op}: the{arg} {type(a).__name__} {a!r:.60} is ragged (its "
-                            f"rows differ in length), so it is no array; give every row "
-                            f"the same length") from None
+            raise ArrayConversionError(
+                f"{op}: the{arg} {type(a).__name__} {a!r:.60} is ragged (its rows differ "
+                f"in length), so it is no array; give every row the same length") from None
         raise TypeError(f"{op}: cannot convert{arg} {type(a).__name__} to an array: "
                         f"{e}") from None
 
@@ -238,9 +238,10 @@ def _asarray(a, dtype, copy, op):
     v = host_numpy_array(a, op)
     # (kind "V" is also that of ml_dtypes' bfloat16, a number: only true voids are refused)
     if v.dtype == object or v.dtype.kind in "US" or issubclass(v.dtype.type, np.void):
-        raise TypeError(f"asarray: unsupported input of type {type(a).__name__} "
-                        f"(NumPy dtype {v.dtype}); tjit arrays hold numbers and bools, "
-                        f"as JAX's do: {_NON_NUMERIC_FIX[v.dtype.kind]}")
+        raise ArrayConversionError(
+            f"asarray: unsupported input of type {type(a).__name__} (NumPy dtype "
+            f"{v.dtype}); tjit arrays hold numbers and bools, as JAX's do: "
+            f"{_NON_NUMERIC_FIX[v.dtype.kind]}")
     if dtype is None:
         if v.dtype == np.float64 and not isinstance(a, np.ndarray) and not \
                 isinstance(a, np.generic):

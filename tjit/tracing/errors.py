@@ -66,6 +66,14 @@ class ArrayAsDtypeError(TjitError, TypeError, ValueError):
     ``.dtype`` attribute, so without this check a tjit array was taken as its own dtype."""
 
 
+class ArrayConversionError(TjitError, TypeError, ValueError):
+    """A value that holds no array (None, an object, text, a ragged list) given to
+    ``jnp.array``/``asarray``. JAX raises ValueError for None and ragged lists ("None is
+    not a valid value for jnp.array", NumPy's inhomogeneous shape) and TypeError for other
+    objects; tjit raises one class for all, both, so ``except`` clauses written for
+    either catch it."""
+
+
 # The bases of JAX's own errors, under JAX's names (``jax.errors.JAXTypeError``), so that
 # ``except jax.errors.JAXTypeError`` in a ported program catches what it catches in JAX.
 class JAXTypeError(TjitError, TypeError):
