@@ -139,3 +139,46 @@ def test_broadcast_to_negative_dims(shape):
         jnp.broadcast_to(np.ones(4), shape)
     with pytest.raises(ValueError):
         jnp.broadcast_to(np.ones(4), shape)
+
+
+# -- static int arguments that reached Python arithmetic unchecked: a traced one raised a
+# generic "bool()/__index__/__array__ was called" error, a float "can't multiply sequence"
+# or "slice indices must be integers" --------------------------------------------------
+_STATIC_INTS = {
+    "lax.collapse stop": (lambda n: lax.collapse(X, 0, n), "lax.collapse", "stop_dimension"),
+    "lax.collapse start": (lambda n: lax.collapse(X, n), "lax.collapse", "start_dimension"),
+    "lax.broadcast_to_rank": (lambda n: lax.broadcast_to_rank(V, n), "lax.broadcast_to_rank",
+                              "rank"),
+    "lax.tile": (lambda n: lax.tile(V, (n,)), "lax.tile", "shape"),
+    "lax.fft tuple": (lambda n: lax.fft(V.astype(np.complex64), "fft", (n,)), "lax.fft",
+                      "fft_lengths"),
+    "lax.fft scalar": (lambda n: lax.fft(V.astype(np.complex64), "fft", n), "lax.fft",
+                       "fft_lengths"),
+    "jnp.unpackbits": (lambda n: jnp.unpackbits(np.array([3], np.uint8), count=n),
+                       "jnp.unpackbits", "count"),
+}
+
+
+@pytest.mark.parametrize("case", list(_STATIC_INTS))
+def test_static_int_arguments_traced_or_float(case):
+    fn, op, arg = _STATIC_INTS[case]
+    with pytest.raises(tjit.errors.TracerIntegerConversionError) as e:
+        tjit.jit(fn)(2)
+    assert op in str(e.value) and arg in str(e.value) and "'n'" in str(e.value)
+    with pytest.raises(TypeError) as e:
+        fn(1.5)
+    assert op in str(e.value) and arg in str(e.value)
+
+
+def test_static_int_arguments_still_take_ints():
+    assert lax.collapse(np.ones((2, 3, 4)), 0, 2).shape == (6, 4)
+    assert lax.collapse(np.ones((2, 3, 4)), np.int64(1)).shape == (2, 12)
+    assert lax.broadcast_to_rank(V, 3).shape == (1, 1, 3)
+    np.testing.assert_array_equal(np.asarray(lax.tile(V, (2,))), np.tile(V, 2))
+    c = (V + 1j).astype(np.complex64)
+    for lengths in (3, (3,), [3], np.array([3])):
+        np.testing.assert_allclose(np.asarray(lax.fft(c, "fft", lengths)), np.fft.fft(c),
+                                   rtol=1e-5)
+    np.testing.assert_array_equal(
+        np.asarray(jnp.unpackbits(np.array([3], np.uint8), count=np.int64(10))),
+        np.unpackbits(np.array([3], np.uint8), count=10))

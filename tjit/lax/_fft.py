@@ -32,5 +32,9 @@ def fft(x, fft_type, fft_lengths):
       The transform, with no normalization on ``FFT``/``RFFT`` and ``1/N`` on
       ``IFFT``/``IRFFT`` (as ``jax.lax.fft``).
     """
-    lengths = static_ints(np.atleast_1d(np.asarray(fft_lengths)).tolist(), "fft_lengths", "fft")
+    # one length or a sequence of them, each checked static (a traced one is named, not
+    # converted by np.asarray)
+    if not isinstance(fft_lengths, (tuple, list)):
+        fft_lengths = [fft_lengths] if np.ndim(fft_lengths) == 0 else list(fft_lengths)
+    lengths = static_ints(fft_lengths, "fft_lengths", "lax.fft")
     return fft_p.bind(asarray_for_lax(x), fft_type=_fft_type(fft_type), fft_lengths=lengths)

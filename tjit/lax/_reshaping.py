@@ -69,6 +69,9 @@ def collapse(operand, start_dimension, stop_dimension=None):
     """
     operand = _operand(operand)
     shape = tuple(get_aval(operand).shape)
+    start_dimension = static_index(start_dimension, "start_dimension", "lax.collapse")
+    if stop_dimension is not None:
+        stop_dimension = static_index(stop_dimension, "stop_dimension", "lax.collapse")
     lo, hi, _ = slice(start_dimension, stop_dimension).indices(len(shape))
     if hi < lo:
         raise ValueError(f"Invalid dimension range passed to collapse: {shape}"

@@ -195,7 +195,7 @@ def tile(operand, reps):
         raise TypeError(f"lax.tile: reps length must be equal to the ndim of x, got "
                         f"len(reps)={len(reps)} and x.ndim={operand.ndim}; use jnp.tile to "
                         f"tile with fewer or more reps")
-    reps = [canonical_dim(r) for r in reps]
+    reps = [canonical_dim(r, "lax.tile") for r in reps]
     # (r0, d0, r1, d1, ...) with each dim broadcast over its repeats, then merged
     shape = [s for r, d in zip(reps, operand.shape) for s in (r, d)]
     wide = broadcast_in_dim(operand, tuple(shape), tuple(range(1, 2 * operand.ndim, 2)))

@@ -5,6 +5,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
+from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import nonnegative_shape, normalize_axis, static_ints
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
@@ -79,6 +80,7 @@ def broadcast_to_rank(x, rank):
         (1, 1, 3)
     """
     x = asarray_for_lax(x)
+    rank = static_index(rank, "rank", "lax.broadcast_to_rank")
     return x if x.ndim >= rank else broadcast(x, (1,) * (rank - x.ndim))
 
 

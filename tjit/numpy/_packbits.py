@@ -3,6 +3,7 @@ to uint8 bytes and back, written with jnp operations so they trace (jit, vmap)."
 
 from tjit import numpy as jnp  # functions looked up at call time (this runs in its init)
 from tjit.numpy._core import ensure_array
+from tjit.tracing.errors import static_index
 
 __all__ = ["packbits", "unpackbits"]
 
@@ -59,6 +60,7 @@ def unpackbits(a, axis=None, count=None, bitorder="big"):
     bits = (jnp.bitwise_and(arr[..., None], _bit_weights(bitorder)) != 0).astype(jnp.uint8)
     bits = bits.reshape(bits.shape[:-2] + (bits.shape[-2] * 8,))
     if count is not None:
+        count = static_index(count, "count", "jnp.unpackbits")
         if count > bits.shape[-1]:
             bits = jnp.pad(bits, [(0, 0)] * (bits.ndim - 1) + [(0, count - bits.shape[-1])])
         else:
