@@ -364,10 +364,11 @@ STRING_OPTIONS = {"mode", "method", "order", "kind", "side", "norm", "padding", 
                   "window", "nan_policy", "alternative", "lapack_driver", "which", "side",
                   "ddof_mode", "sign", "indexing", "implementation", "precision"}
 AXIS_NAMES = {"axis", "axis1", "axis2", "source", "destination", "dimension", "start",
-              "dim"}
+              "dim", "start_dimension", "stop_dimension"}
 SIZE_NAMES = {"shape", "n", "N", "num", "k", "M", "size", "num_classes", "repeats", "reps",
               "newshape", "new_sizes", "sizes", "bins", "deg", "decimals", "shift",
-              "num_samples", "out_shape", "indices_or_sections", "nbits"}
+              "num_samples", "out_shape", "indices_or_sections", "nbits", "rank", "count",
+              "kth"}
 
 
 def mutations(params, args, kwargs, profile):
@@ -657,6 +658,14 @@ def traced_static_cases(x, v, i):
         ("traced classes one_hot", lambda L: jit1(L, lambda a, n: L.jax.nn.one_hot(a, n), i, 3)),
         ("traced repeats repeat", lambda L: jit1(L, lambda a, n: L.jnp.repeat(a, n), v, 2)),
         ("traced pad width", lambda L: jit1(L, lambda a, n: L.jnp.pad(a, n), v, 1)),
+        ("traced stop lax.collapse", lambda L: jit1(L, lambda a, n: L.lax.collapse(a, 0, n), x, 2)),
+        ("traced rank lax.broadcast_to_rank",
+         lambda L: jit1(L, lambda a, n: L.lax.broadcast_to_rank(a, n), v, 3)),
+        ("traced reps lax.tile", lambda L: jit1(L, lambda a, n: L.lax.tile(a, (n, 1)), x, 2)),
+        ("traced fft_lengths lax.fft",
+         lambda L: jit1(L, lambda a, n: L.lax.fft(a, "fft", (n,)), v.astype(np.complex64), 4)),
+        ("traced count unpackbits",
+         lambda L: jit1(L, lambda a, n: L.jnp.unpackbits(a, count=n), np.array([3], np.uint8), 3)),
         ("traced length scan",
          lambda L: jit1(L, lambda n: L.lax.scan(lambda c, _: (c, c), 0.0, None, length=n), 3)),
     ]
