@@ -6,12 +6,21 @@ tjit time as a multiple of NumPy's. JAX's column appears when ``jax`` imports (r
 with /work/jaxvenv/bin/python, which has both); JAX dispatches asynchronously, so its
 batches end with ``block_until_ready``.
 
-    python benchmarks/bench_eager.py [--quick] [--cpu-time] [--common]
+    python benchmarks/bench_eager.py [--quick] [--cpu-time] [--common] [--costly]
 
 ``--cpu-time`` times with the process's CPU clock (steadier on a shared machine).
 ``--common`` measures instead the common non-elementwise ops of a notebook (reductions,
 where/clip, joins, reshapes, indexing, matmul, cumsum/sort, astype, tests, exp/log/tanh)
 on 8 and 1000 float32 elements.
+``--costly`` measures the small ops that cost most eagerly (digamma, the grad of a
+logaddexp sum, log_softmax with one dominant maximum per row, ``m.T``, dot, sort,
+top_k) on 8 float32 elements, with the process CPU clock; NumPy's column is the same
+value computed in NumPy (SciPy's digamma, the logaddexp slope written out). Measured
+(us of CPU, load 16-19; the code before and after this table's fixes run alternately,
+two runs each; JAX beside): digamma 52 -> 40-52 (JAX 15), grad 724-728 -> 468-478
+(JAX 870-1020), log_softmax 69 -> 57-62 (JAX 5.6: a jitted function there), m.T
+3.1-3.2 -> 1.9-2.0 (13), dot 10.2-10.3 -> 4.6-4.7 (5.3), sort 8.6-8.7 -> 5.3-5.6 (6.7),
+top_k 28 -> 8.1-8.7 (13).
 Targets (issue 14): elementwise <= 1.5 us (Python-number operands, int arrays with floats
 and mixed dtypes included), basic indexing <= 2 us, float()/int() of a 0-d
 array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy. The
@@ -174,6 +183,52 @@ def _common_cases(xp, lib, n):
     return c
 
 
+def _costly_cases(xp, lib):
+    """name -> callable: the eager small ops that cost most (8 float32 elements)."""
+    x = np.linspace(0.3, 3.0, 8, dtype=np.float32)
+    y = np.linspace(-1.0, 1.0, 8, dtype=np.float32)
+    dom = np.array([[0.1, 0.2, 30.0, 0.3], [5.0, -40.0, 0.0, 1.0]], np.float32)
+    if lib == "numpy":
+        import scipy.special
+        m = x.reshape(2, 4)
+
+        def grad_logaddexp():   # d/dx sum(logaddexp(x, y)) and d/dy: the two sigmoids
+            e = np.exp(-np.abs(x - y))
+            r = 1 / (1 + e)
+            return np.where(x >= y, r, e * r), np.where(x >= y, e * r, r)
+
+        def log_softmax():
+            s = dom - dom.max(axis=-1, keepdims=True)
+            return s - np.log(np.exp(s).sum(axis=-1, keepdims=True))
+
+        def top_k():
+            idx = np.argsort(-y, kind="stable")[:3]
+            return y[idx], idx
+        return {"digamma(x)": lambda: scipy.special.digamma(x),
+                "grad sum(logaddexp(x, y))": grad_logaddexp,
+                "log_softmax, dominant max": log_softmax,
+                "m.T (2x4)": lambda: m.T,
+                "dot(x, y)": lambda: np.dot(x, y),
+                "sort(y)": lambda: np.sort(y),
+                "top_k(y, 3)": top_k}
+    if lib == "tjit":
+        import tjit as lib_
+        import tjit.scipy.special as special
+    else:
+        lib_ = jax
+        import jax.scipy.special as special
+    a, b, d = xp.asarray(x), xp.asarray(y), xp.asarray(dom)
+    m = xp.reshape(a, (2, 4))
+    g = lib_.grad(lambda u, v: xp.sum(xp.logaddexp(u, v)), argnums=(0, 1))
+    return {"digamma(x)": lambda: special.digamma(a),
+            "grad sum(logaddexp(x, y))": lambda: g(a, b),
+            "log_softmax, dominant max": lambda: lib_.nn.log_softmax(d),
+            "m.T (2x4)": lambda: m.T,
+            "dot(x, y)": lambda: xp.dot(a, b),
+            "sort(y)": lambda: xp.sort(b),
+            "top_k(y, 3)": lambda: lib_.lax.top_k(b, 3)}
+
+
 def rk4(xp, steps=1000):
     """A notebook-style RK4 integration of a small nonlinear ODE, one small op at a time."""
     y = xp.asarray(np.linspace(0.5, 1.5, 8, dtype=np.float32))
@@ -196,10 +251,8 @@ def _measure(libs, make, number, repeat, timer):
     for lib, xp in libs:
         for name, fn in make(xp, lib).items():
             if lib == "jax":
-                def fn(fn=fn):  # noqa: E731 - dispatch, then wait for the result
-                    out = fn()
-                    if hasattr(out, "block_until_ready"):
-                        out.block_until_ready()
+                def fn(fn=fn):  # noqa: E731 - dispatch, then wait for the result(s)
+                    jax.block_until_ready(fn())
             fn()  # warm-up (first-call checks and caches)
             results.setdefault(name, {})[lib] = _median_us(fn, number, repeat, timer)
     return results
@@ -222,8 +275,10 @@ def main():
     ap.add_argument("--cpu-time", action="store_true", help="time with the CPU clock")
     ap.add_argument("--common", action="store_true",
                     help="the common non-elementwise ops on 8 and 1000 elements instead")
+    ap.add_argument("--costly", action="store_true",
+                    help="the small ops that cost most eagerly instead (CPU clock)")
     args = ap.parse_args()
-    timer = time.process_time if args.cpu_time else time.perf_counter
+    timer = time.process_time if args.cpu_time or args.costly else time.perf_counter
     number, repeat = (300, 5) if args.quick else (2000, 9)
 
     libs = [("numpy", np), ("tjit", tnp)] + ([("jax", jnp)] if jnp is not None else [])
@@ -231,9 +286,12 @@ def main():
     if args.common:
         tables = [(f" [n={n}]", lambda xp, lib, n=n: _common_cases(xp, lib, n))
                   for n in (8, 1000)]
+    if args.costly:
+        tables = [(" [8 f32, CPU]", _costly_cases)]
+        number //= 5   # (a grad costs ~100 small ops)
     for title, make in tables:
         _print_table(title, _measure(libs, make, number, repeat, timer))
-    if args.common:
+    if args.common or args.costly:
         return
 
     # The RK4 loop: a whole notebook cell of small ops.
