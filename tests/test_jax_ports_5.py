@@ -160,3 +160,17 @@ def test_jacobian_rebuilding_a_tree_class_with_its_constructor_is_a_value_error(
     tree = _Tree(jnp.arange(5.0))
     with pytest.raises(ValueError):
         tjit.jacobian(lambda x: x)(tree)
+
+
+@pytest.mark.parametrize("bad", [[1, 2], (3,), "a", object()])
+def test_arange_of_a_list_or_object_is_a_type_error_naming_arange(bad):
+    # JAX 0.10.2: TypeError "arange requires ndarray, scalar, or None arguments, got
+    # <class 'list'> at position 0" (docs/notebooks/convolutions.md cell 14 met it); tjit
+    # raised ValueError for a list and "expected an array or scalar, got O" for an object
+    with pytest.raises(TypeError, match=r"jnp.arange: start must be a scalar"):
+        jnp.arange(bad)
+    with pytest.raises(TypeError, match=r"jnp.arange: stop must be a scalar"):
+        jnp.arange(0, bad)
+    with pytest.raises(ValueError, match=r"jnp.arange: start must be a scalar"):
+        jnp.arange(np.ones(3))          # an array stays JAX's ValueError
+    assert jnp.arange(np.int32(3)).tolist() == [0, 1, 2]

@@ -204,6 +204,11 @@ def on_device(x, device):
 def _concrete_range_arg(x, what):
     if isinstance(x, Tracer):
         raise _range_error(x, what)
+    if not isinstance(x, (int, float, complex, np.generic, np.ndarray, Array)) and \
+            not hasattr(type(x), "__jax_array__"):
+        # (a list or another object: JAX's check_arraylike raises TypeError, not a shape's)
+        raise TypeError(f"jnp.arange: {what} must be a scalar, got a {type(x).__name__} "
+                        f"{x!r:.40}")
     if isinstance(x, Array):
         if x.ndim:
             _bad_range_arg(x, what)
