@@ -168,7 +168,8 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
 
     ``device``: where the result lives (None: the host, or where ``a`` already is), as
     in ``jax.numpy.asarray`` and the Array API; ``out_sharding`` as JAX's (checked)."""
-    check_memory_order(order, "asarray")
+    if order is not None:  # (no call on the hot path: asarray runs everywhere)
+        check_memory_order(order, "asarray")
     out = _asarray(a, dtype, copy, "asarray")
     if device is not None and isinstance(out, Array):
         out = out.to_device(device)
