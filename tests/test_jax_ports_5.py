@@ -174,3 +174,27 @@ def test_arange_of_a_list_or_object_is_a_type_error_naming_arange(bad):
     with pytest.raises(ValueError, match=r"jnp.arange: start must be a scalar"):
         jnp.arange(np.ones(3))          # an array stays JAX's ValueError
     assert jnp.arange(np.int32(3)).tolist() == [0, 1, 2]
+
+
+# -- a ref's type is fixed when it is created (docs/array_refs.md, new_docs/301/refs.md) ----
+@pytest.mark.parametrize("init,weak", [(0.0, True), (np.float32(0.0), False)])
+def test_ref_keeps_its_weak_type_whatever_is_written(init, weak):
+    # JAX 0.10.2: new_ref(0.) is Ref{float32[]} weak, and stays weak after writing a
+    # float32 (set, +=, addupdate); new_ref(float32(0)) stays strong after writing 2.0.
+    # tjit took the written value's weak type
+    writes = [lambda r: r.__setitem__(..., np.float32(1.0)),
+              lambda r: r.__setitem__(..., 2.0),
+              lambda r: r.__setitem__(..., r[...] + np.float32(1.0)),
+              lambda r: tjit.ref.addupdate(r, ..., np.float32(1.0))]
+    for write in writes:
+        r = tjit.new_ref(init)
+        write(r)
+        assert r[...].weak_type is weak and r[...].dtype == np.float32
+    r = tjit.new_ref(init)
+
+    @tjit.jit
+    def bump(x):
+        r[...] = r[...] + x
+        return r[...]
+    out = bump(np.float32(2.0))
+    assert float(out) == 2.0 and r[...].weak_type is weak

@@ -51,12 +51,10 @@ def _write(value, idx, update, add):
     else:
         at = value.at[idx]
         new = at.add(update) if add else at.set(update)
-    # the dtype is the ref's; the weak type follows the value written, as JAX's (a
-    # whole-ref set takes the update's, an add or an indexed write keeps weak only
-    # when both are)
-    weak = update.weak_type if _whole(idx) and not add else \
-        (value.weak_type and update.weak_type)
-    return _lax.convert_element_type(new, value.dtype, weak_type=weak)
+    # the dtype and the weak type are the ref's: a ref's type does not change with
+    # what is written into it, as JAX's (new_ref(0.) stays weak after ref[...] =
+    # float32(1); a strong ref stays strong after ref[...] = 2.0)
+    return _lax.convert_element_type(new, value.dtype, weak_type=value.weak_type)
 
 
 _refs._OPS.update(read=_read, write=_write)
