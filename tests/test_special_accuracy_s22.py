@@ -290,3 +290,22 @@ def test_squareplus_second_derivatives(dtype, x64):
             for got in (f(jnp.asarray(x), jnp.asarray(b)), tjit.jit(f)(jnp.asarray(x), jnp.asarray(b))):
                 assert ulps(np.asarray(got), want, dtype) <= 4, (f, xv, bv)
     assert float(gxx(jnp.asarray(dtype(1000.0)))) > 0   # b's default 4 (a Python int)
+
+
+def test_poch_float32_beyond_gammas_range():
+    # Gamma(51.4) overflows float32: poch(51.4, -20.4) was finite / inf = 0, true 1.8e-33;
+    # poch(199.5, -10.4) by exp(lgamma(m) - betaln) was 148 ulps off, now Stirling's
+    # ratio with its powers apart; mp.nstr(mp.rf(z, m), 20) at the float32 inputs
+    z = np.array([51.417518615722656, 199.52622985839844], np.float32)
+    m = np.array([-20.399999618530273, -10.399999618530273], np.float32)
+    want = ["1.7975660578798734582e-33", "1.6272237745246057498e-24"]
+    for got in both(tsp.poch, z, m):
+        for g, w in zip(got, want):
+            assert ulps(g, w, np.float32) <= 24
+
+
+@x64_only
+def test_poch_float64_beyond_gammas_range():
+    # 187 ulps by exp(lgamma(m) - betaln(z, m)) (SciPy 458, JAX inf)
+    for got in both(tsp.poch, np.array([199.52623149688787]), np.array([34.90254878959579])):
+        assert ulps(got[0], "3.1291173596677076284e+81", np.float64) <= 40
