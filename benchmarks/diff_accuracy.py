@@ -163,6 +163,23 @@ def build_cases():
         _x(lambda dt: grid(logspace(-30, 30, 30), near(1.0), near(2.0), -lin(0.1, 50.3, 17),
                            [np.finfo(dt).max / 1e3])),
         ss.gammaln, jax and jsp.gammaln)
+    # gamma and what is built on it: exp(gammaln) amplified gammaln's rounding ~1000-fold
+    add("gamma", tsp.gamma, mp.gamma,
+        _x(lambda dt: grid(lin(0.01, 171.5 if dt == np.float64 else 35.0, 60),
+                           -lin(0.05, 170.95 if dt == np.float64 else 38.9, 40),
+                           logspace(-30, 0, 8), near(2.0, -15, -1, 4))),
+        ss.gamma, jax and jsp.gamma)
+    add("factorial", tsp.factorial, mp.factorial,
+        _x(lambda dt: lin(0, 170 if dt == np.float64 else 34, 35)),
+        ss.factorial, jax and jsp.factorial)
+    add("poch", tsp.poch, mp.rf,
+        lambda dt: _pairs(grid(logspace(-3, 2.3, 10), -lin(0.3, 30.3, 4)),
+                          grid(logspace(-3, 2.3, 8), -lin(0.4, 20.4, 3))),
+        ss.poch, jax and jsp.poch)
+    add("comb", tsp.comb, lambda n, k: mp.binomial(n, k) if 0 <= k <= n else mp.mpf(0),
+        lambda dt: _pairs(np.array([5.0, 20, 50, 100, 170, 1000, 1e5]),
+                          np.array([0.0, 1, 3, 7, 20, 45, 85, 500])),
+        ss.comb, jax and getattr(jsp, "comb", None))
     add("digamma", tsp.digamma, mp.digamma,
         _x(grid(logspace(-20, 20, 30), near(1.4616321449683622, -12, -2),
                 -lin(0.1, 30.3, 15))), ss.digamma, jax and jsp.digamma)
