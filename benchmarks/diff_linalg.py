@@ -30,6 +30,7 @@ not provided by tjit (rows flagged).
     .venv/bin/python benchmarks/diff_linalg.py               # tjit vs NumPy/SciPy
     /work/jaxvenv/bin/python benchmarks/diff_linalg.py --jax # also JAX 0.10.x
     ... --area svd --verbose                                 # one area, every row
+    ... --seed 7                                             # other random inputs
 """
 
 import argparse
@@ -1126,7 +1127,10 @@ def main():
     parser.add_argument("--jax", action="store_true", help="also run JAX (if importable)")
     parser.add_argument("--area", default=None, help="only areas whose name contains this")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--seed", type=int, default=0, help="the inputs' random seed")
     args = parser.parse_args()
+    # reseed the shared generator in place: ``rand``'s default argument holds this object
+    RNG.bit_generator.state = np.random.default_rng(args.seed).bit_generator.state
     jax_ns = _jax_namespace() if args.jax else None
     cases = []
     for make in AREAS:
