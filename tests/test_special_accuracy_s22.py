@@ -309,3 +309,25 @@ def test_poch_float64_beyond_gammas_range():
     # 187 ulps by exp(lgamma(m) - betaln(z, m)) (SciPy 458, JAX inf)
     for got in both(tsp.poch, np.array([199.52623149688787]), np.array([34.90254878959579])):
         assert ulps(got[0], "3.1291173596677076284e+81", np.float64) <= 40
+
+
+def test_beta_where_the_gammas_are_finite():
+    # exp(betaln) carried |betaln| eps: float32 beta(-13.63, -5.4) 6415.963, true 6416.056
+    # (190 ulps; JAX the same); mp.nstr(mp.beta(a, b), 20) at the float32 inputs
+    a, b = np.array([-13.633333206176758], np.float32), np.array([-5.400000095367432], np.float32)
+    for got in both(tsp.beta, a, b):
+        assert ulps(got[0], "6416.0555828045967018", np.float32) <= 4
+
+
+@pytest.mark.parametrize("dtype,k,n,p,want,bound", [
+    # gammaln(k + n) - gammaln(n) - gammaln(k + 1) cancelled (JAX's form): float32 6.8e6
+    # ulps (-1.82 for -1.00009), float64 2.7e6 jit; mp.log(mp.binomial(k + n - 1, k)) +
+    # n log p + k log1p(-p) at the exact inputs
+    (np.float32, 1.0, 1e6, 0.9999989867210388, "-1.000087905967311243", 8),
+    # (float64: its terms -69 + 66 - 1 cancel to -5.8: ~15 ulps of k log1p(-p) remain)
+    (np.float64, 5.0, 1e6, 0.999999, "-5.7874822426823566652", 20)])
+def test_nbinom_logpmf_large_n(dtype, k, n, p, want, bound, x64):
+    import tjit.scipy.stats as st
+    args = [np.array([v], dtype) for v in (k, n, p)]
+    for got in both(st.nbinom.logpmf, *args):
+        assert ulps(got[0], want, dtype) <= bound
