@@ -86,9 +86,13 @@ def _near(y):
     # the largest shift of a lane that has one (fmax skips NaN lanes): terms of y below
     # i are all 0 when no lane reaches i
     top = np.fmax.reduce(m, axis=None) if m.size else -1.0
-    for i in (1, 3, 5, 7):
-        if i == 1 or top >= i:
-            corr += _recip_pair(y - i, y - (i + 1), m >= i, m >= i + 1)
+    shifts = [i for i in (1.0, 3.0, 5.0, 7.0) if i == 1 or top >= i]
+    if len(shifts) == 1:
+        corr += _recip_pair(y - 1.0, y - 2.0, m >= 1.0, m >= 2.0)
+    else:   # the pairs of all shifts at once (a NumPy call per step, not per shift)
+        at = np.array(shifts).reshape((-1,) + (1,) * y.ndim)
+        for term in _recip_pair(y - at, y - (at + 1.0), m >= at, m >= at + 1.0):
+            corr += term                        # (added in the shifts' order)
     return near + corr
 
 
@@ -102,12 +106,11 @@ def _far(y):
 def _digamma_positive(y):
     """digamma(y) for y > 0; other lanes get a harmless value. Each region is computed
     only where some lane needs it (small arrays pay NumPy's per-call cost per op)."""
-    far = (y >= 10.0) | np.isnan(y)
-    if np.logical_and.reduce(far, axis=None):
-        return _far(y)
-    if not _any(far):
-        return _near(y)
-    return np.where(far, _far(y), _near(y))
+    if not y.size or not np.fmin.reduce(y, axis=None) < 10.0:
+        return _far(y)      # every lane 10 or more, or NaN (fmin skips NaN lanes)
+    if np.maximum.reduce(y, axis=None) < 10.0:
+        return _near(y)     # every lane below 10 (a NaN would spread to the maximum)
+    return np.where((y >= 10.0) | np.isnan(y), _far(y), _near(y))
 
 
 def _cot_pi(r):
@@ -116,10 +119,16 @@ def _cot_pi(r):
     ar = np.abs(r)
     tiny = ar < 2.0 ** -500
     some_tiny = _any(tiny)   # (else the scalings are exact no-ops, skipped)
-    sin = (np.where(tiny, ar * 2.0 ** 600, ar) if some_tiny else ar) * \
-        _horner(ar * ar, SINPI_S)
     half = 0.5 - ar
-    cot = half * _horner(half * half, SINPI_S) / sin
+    # both sines' series in one Horner pass (rows, flat: a 0-d row would be a scalar)
+    flat_ar, flat_half = ar.reshape(-1), half.reshape(-1)
+    squares = np.empty((2, flat_ar.size))
+    np.multiply(flat_ar, flat_ar, out=squares[0])
+    np.multiply(flat_half, flat_half, out=squares[1])
+    series = _horner(squares, SINPI_S)
+    sin = (np.where(tiny, ar * 2.0 ** 600, ar) if some_tiny else ar) * \
+        series[0].reshape(ar.shape)
+    cot = half * series[1].reshape(ar.shape) / sin
     if some_tiny:
         cot = cot * np.where(tiny, 2.0 ** 600, 1.0)
     return np.copysign(cot, r)
