@@ -81,13 +81,16 @@ def _two_product(a, b):
 
 def _fma_float64(xp, a, b, c):
     uh, ul = _two_product(a, b)
-    th, tl = _two_sum(c, uh)
-    z = th + _round_to_odd(xp, *_two_sum(tl, ul))
     # (NaN compares false: "fine" also says finite)
     auh = xp.abs(uh)
     fine = ((xp.abs(a) <= _SPLIT_MAX) & (xp.abs(b) <= _SPLIT_MAX) & (xp.abs(c) <= _SUM_MAX)
             & (auh <= _SUM_MAX) & (auh >= _PRODUCT_MIN))
-    if bool(fine.all()):
+    all_fine = bool(fine.all())
+    if all_fine and bool((c == -uh).all()):
+        return ul       # fma(a, b, -(a*b)): the product's exact error (the common use)
+    th, tl = _two_sum(c, uh)
+    z = th + _round_to_odd(xp, *_two_sum(tl, ul))
+    if all_fine:
         return z
     finite = xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(c)
     zero_factor = (a == 0) | (b == 0)
