@@ -43,6 +43,11 @@ with a size in its denominator (``n ** 0.5 > 2``, ``n / m < 1.5``), a dict or se
 lookup keyed by a size (which key matched is not one expression), and any other error of
 the symbolic trace. A family that falls back stays per-shape.
 
+On the CUDA backend a binding where a reduction over a symbolic axis keeps few points
+(a column sum of a few columns, a full sum) and reads 2^20 elements or more runs a
+program compiled for its sizes instead (``devices/cuda_specialize.py``: one pass over a
+symbolic axis was 100x slower than the split a concrete program makes).
+
 Why guards evaluated at call time rather than a fallback on any arithmetic on a size:
 ``x.reshape(b * t, d)`` and ``x.reshape(n, m // 2, 2)`` are common and stay dynamic, and
 only code that branches on a size pays, by the sizes that branch the other way. A

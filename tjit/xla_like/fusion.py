@@ -118,19 +118,19 @@ def unit_only_reshape(i):
 
 
 def split_only_reshape(i):
-    """True when a reshape of concrete dims only splits dims (each operand dim is the
-    product of a run of result dims): the operand's indices are affine in the result's,
-    so kernels address an inlined operand through it."""
-    src, dst = i.operands[0].shape, i.shape
-    if not all(isinstance(d, int) for d in tuple(src) + tuple(dst)):
-        return False
-    runs = split_runs(src, dst)
-    return runs is not None
+    """True when a reshape only splits dims (each operand dim is the product of a run
+    of result dims): the operand's indices are affine in the result's, so kernels
+    address an inlined operand through it. Symbolic dims too, where each operand dim is
+    the product of its run exactly (``(4096*floor(b/4096), 32) -> (4096, floor(b/4096),
+    32)``, ``(b*t, d) -> (b, t, d)``)."""
+    return split_runs(i.operands[0].shape, i.shape) is not None
 
 
 def split_runs(src, dst):
     """For a split-only reshape ``src -> dst``: per operand dim, the result dims whose
     product it is (size-1 result dims join the run before them); else None."""
+    if not all(isinstance(d, int) for d in tuple(src) + tuple(dst)):
+        return _symbolic_split_runs(src, dst)
     runs, j = [], 0
     for d in src:
         run, n = [], 1
@@ -140,6 +140,29 @@ def split_runs(src, dst):
             j += 1
         if n != d or (d != 1 and not run):
             return None
+        runs.append(run)
+    return runs if j == len(dst) else None
+
+
+def _symbolic_split_runs(src, dst):
+    """``split_runs`` where dims may be size expressions: each operand dim takes result
+    dims until their product is it exactly (expanded expressions equal; no order
+    between sizes is assumed), then the size-1 dims after it; else None."""
+    def same(a, b):
+        return a == b or sympy.expand(a - b) == 0
+    runs, j = [], 0
+    for d in src:
+        run, n = [], 1
+        if d != 1:      # (a size-1 operand dim takes no result dims, as split_runs)
+            while j < len(dst) and not (run and same(n, d)):
+                run.append(j)
+                n = n * dst[j]
+                j += 1
+            if not run or not same(n, d):
+                return None
+        while j < len(dst) and dst[j] == 1 and run:
+            run.append(j)
+            j += 1
         runs.append(run)
     return runs if j == len(dst) else None
 

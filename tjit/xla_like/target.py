@@ -48,6 +48,11 @@ class TargetInfo:
         ``rows`` x ``kept`` array that should run in two passes (``parts`` partials per
         kept element, ``parts`` dividing ``rows``), or None (one pass); the field None:
         never split (CPU: a thread per block of columns already has the bandwidth).
+      ragged_parts: ``(rows, kept) -> parts`` for a reduction over the leading axis of
+        ``rows`` x ``kept`` whose rows ``split_columns`` (or, ``kept == 1``,
+        ``split_reduce``) cannot divide: ``parts`` partials of
+        ``rows // parts`` rows, the last ``rows % parts`` rows reduced apart
+        (``simplify._ragged_split``); None: one pass. The field None: never.
       inline_split_reshapes: whether kernels address an inlined value through a reshape
         that only splits dims (``fusion.split_only_reshape``; its operand's indices are
         affine in the result's) instead of materializing the reshape's operand: on for
@@ -82,6 +87,7 @@ class TargetInfo:
     split_reduce: Callable
     dot_kernels: bool = False
     split_columns: Callable | None = None
+    ragged_parts: Callable | None = None
     inline_split_reshapes: bool = False
     merge_same_producer: bool = False
     temps_in_outputs: bool = False
@@ -244,6 +250,31 @@ def cuda_column_split(rows, kept, threads=1 << 18, min_fold=16):
     return None if best is None or best * 4 < min(want, rows // min_fold) else best
 
 
+def cuda_ragged_parts(rows, kept, threads=1 << 18, most=4096):
+    """Partials for a reduction over ``rows`` with no divisor near the aim (a prime
+    count, say) of ``kept`` points each, on a GPU: a full reduction (``kept == 1``)
+    takes ``CUDA_SPLIT_ROWS`` rows, a column reduction about ``threads / kept``
+    partials but at most ``most`` (the last ``rows % parts`` rows are a separate
+    one-pass reduction: fewer parts keep it short). None where one pass is enough: the
+    kept points fill the GPU, the array is small (full: ``split_reduce_min``; columns:
+    < 2^20 elements) or splits evenly; and for a size symbol, whose large bindings the
+    runtime compiles for their sizes (``devices/cuda_specialize.py``): a ragged split
+    would cost small bindings three launches and their CUDA graphs."""
+    if not isinstance(rows, int):
+        return None
+    if kept == 1:
+        parts = CUDA_SPLIT_ROWS
+        if rows < CUDA.split_reduce_min or cuda_row_split(rows) is not None:
+            return None
+    else:
+        if kept * 2 >= threads:
+            return None
+        parts = max(2, min(threads // kept, most))
+        if rows * kept < 1 << 20 or cuda_column_split(rows, kept) is not None:
+            return None
+    return None if rows < 2 * parts else parts
+
+
 #: A split full reduction on CUDA aims at this many row partials (an H100/H200 has 132
 #: SMs: ~8 blocks of 256 threads each) ...
 CUDA_SPLIT_ROWS = 1024
@@ -274,6 +305,7 @@ CUDA = TargetInfo(
     split_reduce_min=1 << 16,
     split_reduce=cuda_row_split,
     split_columns=cuda_column_split,
+    ragged_parts=cuda_ragged_parts,
     inline_split_reshapes=True,
     merge_same_producer=True,
 )
