@@ -300,3 +300,25 @@ def test_eager_digamma_of_every_shape_and_region_matches_scipy(shape):
     if n:
         x = np.full(shape, np.nan, np.float32)
         assert np.isnan(np.asarray(tjit.scipy.special.digamma(x))).all()
+
+
+# -- dtype predicates by kind letter -------------------------------------------------------
+def test_dtype_predicates_answer_as_issubdtype_and_the_ml_dtypes_sets():
+    import ml_dtypes
+    from tjit.tracing import dtypes as D
+    cands = [np.dtype(t) for t in (
+        np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32,
+        np.uint64, np.float16, np.float32, np.float64, np.longdouble, np.complex64,
+        np.complex128, object, "U3", "S2", "V4", "M8[s]", "m8[s]")]
+    for name in dir(ml_dtypes):
+        try:
+            cands.append(np.dtype(getattr(ml_dtypes, name)))
+        except (TypeError, ValueError):   # (ml_dtypes' functions and modules)
+            pass
+    for dt in cands:
+        for pred, kind, extra in ((D.is_float, np.floating, D.ML_FLOATS),
+                                  (D.is_inexact, np.inexact, D.ML_FLOATS),
+                                  (D.is_int, np.integer, D._SMALL_INT_SET),
+                                  (D.is_unsigned, np.unsignedinteger, D.SMALL_UNSIGNED)):
+            for d in (dt, dt.type):   # (a dtype object and a scalar type)
+                assert pred(d) == bool(np.issubdtype(d, kind) or d in extra), (pred, d)
