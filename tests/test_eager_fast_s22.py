@@ -4,8 +4,15 @@ and steps aside where its assumptions fail (another signature, weak operands, a 
 the debug_nans checks).
 
 - numpy/_dot_lane: dot and matmul call the kept dot_general runner directly;
+- numpy/_shape.transpose: ``a.T`` calls the kept transpose runner;
 - primitives/reductions: top_k orders short rows by one stable sort;
+- primitives/sort_fast: few elements are sorted stably outright;
 - primitives/structural: small broadcasts are filled copies (full_like, zeros);
+- primitives/digamma_reference: fewer NumPy calls, every shape and region;
+- stop_gradient (eager identity), select_n's impl, log_softmax's eager branch test;
+- transforms/custom_derivatives: plain positional arities kept per function;
+- xla_like/program_cache: primitive references by their own name;
+- tracing/dtypes: numeric dtypes' predicates from the kind letter;
 - tracing/core.set_current_trace: a class, restoring the trace on errors too.
 """
 
