@@ -28,6 +28,9 @@ import numpy as np
 # rounding error (down to 2**-1066) representable without underflow.
 _SPLIT_MAX, _SUM_MAX, _PRODUCT_MIN = 2.0 ** 995, 2.0 ** 1020, 2.0 ** -960
 _VELTKAMP = 134217729.0     # 2**27 + 1
+# a float64's low 29 significand bits (those a float32 drops), half of their range, and
+# the smallest normal float32
+_LOW29, _HALF29, _F32_NORMAL = (1 << 29) - 1, 1 << 28, 2.0 ** -126
 
 
 def fma(xp, a, b, c):
@@ -61,9 +64,17 @@ def _round_to_odd(xp, s, e):
 
 
 def _fma_by_float64(xp, a, b, c):
-    """float32 operands: exact product and sum in float64, rounded to odd there."""
-    p = a.astype(np.float64) * b.astype(np.float64)
-    return _round_to_odd(xp, *_two_sum(p, c.astype(np.float64)))
+    """float32 operands: the exact product in float64, plus c rounded there. Rounding
+    that to float32 rounds twice, which can go wrong only where the float64 sum is a
+    float32 midpoint (its low 29 significand bits 1000...0) or below float32's normals
+    (midpoints elsewhere): then the sum is rounded to odd instead."""
+    p = a.astype(np.float64) * b
+    s = p + c
+    bits = s.view(xp.int64)
+    risky = ((bits & _LOW29) == _HALF29) | ((xp.abs(s) < _F32_NORMAL) & (s != 0))
+    if bool(risky.any()):
+        s = _round_to_odd(xp, *_two_sum(p, c.astype(np.float64)))
+    return s
 
 
 def _two_product(a, b):
