@@ -331,3 +331,12 @@ def test_nbinom_logpmf_large_n(dtype, k, n, p, want, bound, x64):
     args = [np.array([v], dtype) for v in (k, n, p)]
     for got in both(st.nbinom.logpmf, *args):
         assert ulps(got[0], want, dtype) <= bound
+
+
+def test_gamma_and_factorial_weak_types_as_jax():
+    # JAX: gamma = gammasgn(x) * exp(gammaln(x)) is strong for a Python float (gammasgn's
+    # astype); factorial = where(n < 0, 0, exp(gammaln(n + 1))) stays weak
+    for f in (tsp.gamma, tjit.jit(tsp.gamma)):
+        assert f(3.0).weak_type is False and float(f(3.0)) == 2.0
+    for f in (tsp.factorial, tjit.jit(tsp.factorial)):
+        assert f(3.0).weak_type is True and float(f(3.0)) == 6.0

@@ -102,7 +102,8 @@ def gamma_accurate(x):
     out = jnp.where(reflect & (-xw >= _UNDERFLOW_BELOW[size]), 0.0 * jnp.sign(s), out)
     pole = reflect & ((s == 0) | jnp.isinf(xw))  # the negative integers and -inf
     out = jnp.where(pole | jnp.isnan(xw), np.nan, out)
-    return out.astype(x.dtype) if narrow else out
+    # (astype: a strong result for a weak x, as JAX's gammasgn(x) * exp(gammaln(x)))
+    return out.astype(x.dtype)
 
 
 # log(2 pi) as a pair per float width: the leading part in that dtype and the rest

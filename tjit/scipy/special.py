@@ -388,7 +388,10 @@ def factorial(n, exact=False):
         raise NotImplementedError("factorial: exact=True is not supported (as in JAX); "
                                   "use math.factorial on Python ints")
     (n,) = _inexact("factorial", n)
-    return jnp.where(n < 0, 0, gamma(n + 1))  # (n's weak type, as JAX)
+    g = gamma(n + 1)  # (gamma's result is strong; factorial keeps n's weak type, as JAX)
+    if getattr(n, "weak_type", False):
+        g = lax.convert_element_type(g, g.dtype, weak_type=True)
+    return jnp.where(n < 0, 0, g)
 
 
 def zeta(x, q=None):
