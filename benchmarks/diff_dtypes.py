@@ -264,7 +264,7 @@ class Hunt:
             t_off = _bad_elements(a, r, adt, tol, zero_sign) & bad & ~_closer(a, b, r)
             idx = np.flatnonzero(t_off if t_off.any() else bad)[:4]
             detail = (f"at {list(idx)}: tjit {list(a.ravel()[idx])} jax {list(b.ravel()[idx])}"
-                      f" numpy {list(r.ravel()[idx])}")
+                      f" numpy {list(r.ravel()[idx])}{_inputs_at(args, a, idx)}")
             return ("tjit wrong" if t_off.any() else "jax only"), detail
         return None, None
 
@@ -279,6 +279,13 @@ def _closer(a, b, r):
     da = np.where(same_a, 0, np.where(np.isnan(da), np.inf, da))
     db = np.where(same_b, 0, np.where(np.isnan(db), np.inf, db))
     return da < db
+
+
+def _inputs_at(args, out, idx):
+    """The elementwise operands' values at the flagged positions (to rebuild the case)."""
+    vals = [list(x.ravel()[idx]) for x in args
+            if isinstance(x, np.ndarray) and x.shape == out.shape]
+    return f" inputs {vals}" if vals else ""
 
 
 def _show(args):

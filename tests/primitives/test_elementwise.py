@@ -171,6 +171,12 @@ for y in (0, 1, 2, 3, 5, -1, -2):
             [((3, 4), dt, "nonzero")], ["integer_pow"], rtol=4e-6, atol=1e-6)
 rec("integer_pow_0d", lambda x: lax.integer_pow(x, 3), f64ref(lambda x: x ** 3),
     [((), F32)], ["integer_pow"])
+# complex square is its own primitive ((a - b)(a + b) + 2abj, as JAX's chlo.square)
+for shape in SHAPES:
+    rec(f"square_c64_{shape}", lax.square, f64ref(np.square), [(shape, C64, cplx)], ["square"],
+        rtol=4e-6, atol=1e-6)
+rec("square_c128", lax.square, f64ref(np.square), [((5,), C128, cplx)], ["square"], x64=True,
+    rtol=1e-12, atol=1e-12)
 
 
 # -- binary ops ---------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from tjit.primitives import structural as st
 from tjit.primitives.ad_prims import (
     CALL_JAXPR_PARAM, checkpoint_name_p, stop_gradient_p)
 from tjit.primitives.sharding_constraint import sharding_constraint_p
+from tjit.primitives.complex_square import square_p
 from tjit.primitives.conv import conv_general_dilated_p
 from tjit.primitives.dot import dot_general_p
 from tjit.primitives.fft import fft_p
@@ -296,6 +297,15 @@ def _integer_pow_rule(primals, series, *, y):
 
 
 jet_rules[ew.integer_pow_p] = _integer_pow_rule
+
+
+def _square_rule(primals, series):
+    """complex ``lax.square``: the series of ``z * z``, the primal from square itself."""
+    _, terms = jet_call(lambda a: a * a, primals, series)
+    return square_p.bind(*primals), terms
+
+
+jet_rules[square_p] = _square_rule
 
 
 def _small_integer(r):

@@ -17,6 +17,7 @@ from tjit.tracing.basearray import refusal_hint
 from tjit.tracing.extended_dtypes import ExtendedArray
 from tjit.tracing.traceback_util import filter_at_entry as _filter_at_entry
 from tjit.primitives import elementwise as ew
+from tjit.primitives.complex_square import square_p
 
 
 def is_arraylike(x):
@@ -311,6 +312,9 @@ def square(x):
         >>> lax.square(jnp.asarray([1.5, -2.0]))
         Array([2.25, 4.  ], dtype=float32)
     """
+    x = asarray_for_lax(x)
+    if dtypes.is_complex(x.dtype):  # (a - b)(a + b) + 2abj, as JAX's: no overflow of a*a
+        return square_p.bind(x)
     return integer_pow(x, 2)
 
 

@@ -991,7 +991,7 @@ def square(x, /):
     x = ensure_array("square", x)
     if dtypes.is_bool(x.dtype):  # JAX: the default int, as NumPy's (int8) arithmetic
         x = lax.convert_element_type(x, dtypes.default_int())
-    return lax.integer_pow(x, 2)
+    return lax.square(x)
 
 
 def reciprocal(x, /):
