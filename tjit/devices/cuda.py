@@ -94,6 +94,7 @@ from tjit.devices.runner import (
 from tjit.lower.c import render
 from tjit.tracing import core, transfer_guard
 from tjit.tracing.jaxpr import specialize
+from tjit.xla_like import remat
 from tjit.xla_like.compile import compile_program, size_symbols
 from tjit.xla_like.target import CUDA
 
@@ -267,7 +268,7 @@ class CudaBackend:
         exe = CudaExecutable(program, in_specs, size_symbols(closed_jaxpr),
                              None if device is None else device.id)
         if exe.symbols:     # (large bindings may get their own program: cuda_specialize)
-            exe.source = (closed_jaxpr, donated)
+            exe.source = (closed_jaxpr, donated, remat.budget_bytes())
         return exe
 
     def put(self, x, device):
@@ -400,9 +401,10 @@ class CudaExecutable(PlanInspection, Executable):
     def _own_program_runner(self, env):
         """The runner of the program compiled for the sizes ``env`` (its reductions over
         the symbolic axes split as the GPU needs: ``cuda_specialize``)."""
-        closed, donated = self.source
+        closed, donated, budget = self.source
         sizes = {s: int(v) for s, v in env.items()}
-        program = compile_program(specialize(closed, sizes), CUDA, donated)
+        with remat.budget_scope(budget):    # (jit's memory_budget, as the first compile)
+            program = compile_program(specialize(closed, sizes), CUDA, donated)
         exe = CudaExecutable(program, None, (), self.device_id)
         self.counts["own_programs"] += 1
         return exe._runner(())

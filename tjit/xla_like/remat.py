@@ -184,6 +184,11 @@ def budget_scope(nbytes, sizes=None):
         _SIZES.reset(tokens[1])
 
 
+def budget_bytes():
+    """The byte budget of the compiles in progress (``budget_scope``), or None."""
+    return _BUDGET.get()
+
+
 def current_budget():
     """The budget of the compiles in progress: bytes, with the sizes a polymorphic
     program is planned at (``(bytes, ((name, size), ...))``), or None."""
