@@ -340,3 +340,13 @@ def test_gamma_and_factorial_weak_types_as_jax():
         assert f(3.0).weak_type is False and float(f(3.0)) == 2.0
     for f in (tsp.factorial, tjit.jit(tsp.factorial)):
         assert f(3.0).weak_type is True and float(f(3.0)) == 6.0
+
+
+def test_zeta_bfloat16_reflection_in_float32():
+    # the reflection's logs (~100) rounded to bfloat16's 8 bits: zeta(-50.5) was 1.47e24,
+    # true 2.3991e24 (mp.zeta(-50.5)); now float32 arithmetic, rounded once
+    x = jnp.asarray([-50.5, -3.5], jnp.bfloat16)
+    for got in both(tsp.zeta, x):
+        assert got.dtype == jnp.bfloat16
+        want = np.array([float(mp.zeta(-50.5)), float(mp.zeta(-3.5))])
+        np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=2 ** -8)

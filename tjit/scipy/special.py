@@ -407,6 +407,10 @@ def zeta(x, q=None):
         x, q = _inexact("zeta", x, q)
         return lax.zeta(x, q)
     (x,) = _inexact("zeta", x)
+    if jnp.finfo(x.dtype).bits < 32:
+        # float16/bfloat16 in float32: the reflection's logs (~100 in size) rounded to 8
+        # bits put bfloat16 zeta(-50.5) at 1.47e24, true 2.40e24
+        return zeta(x.astype(jnp.float32)).astype(x.dtype)
     one = jnp.ones_like(x)
     direct = lax.zeta(jnp.where(x > 1, x, 2.0), one)
     r = jnp.where(x < 0, 1 - x, 2.0)  # 1 - x > 1 on the reflected side
@@ -430,16 +434,15 @@ def zeta(x, q=None):
     # with x log(2 pi) exact, Gamma(1 - x) as -x Gamma(-x); zeta(1 - x) >= 1 barely
     # moves with its argument's rounding there
     far = x <= -1
-    narrow = jnp.finfo(x.dtype).bits < 32  # (float16/bfloat16 in float32)
-    xf = jnp.where(far, x, -2.0).astype(jnp.float32 if narrow else x.dtype)
+    xf = jnp.where(far, x, -2.0)
     # (Gamma(-x) as two factors: float32 Gamma overflows from -x = 35.04 on)
     g_a, g_b = _gamma_factors(jnp.minimum(-xf, _gamma_factors_limit(xf.dtype)))
     exact_scale = _two_pi_pow(xf) * float(1 / np.pi) * -xf * g_a * g_b
     exact_sin = sinpi(0.5 * xf)
     exact = jnp.where(exact_sin == 0, 0.0,
-                      exact_sin * exact_scale * zeta_r.astype(xf.dtype))  # (r = 1 - x)
+                      exact_sin * exact_scale * zeta_r)  # (r = 1 - x)
     good = jnp.isfinite(exact) & (exact_scale != 0) & (-xf <= _gamma_factors_limit(xf.dtype))
-    reflected = jnp.where(far & good, exact.astype(x.dtype), reflected)
+    reflected = jnp.where(far & good, exact, reflected)
     middle = _zeta_borwein(jnp.where((x > 0) & (x < 1), x, 0.5))
     out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
     # where 1 - x rounds to 1 (|x| < eps/2) the reflection meets sin(0) * zeta(1) = 0 * inf;
