@@ -287,7 +287,8 @@ def test_squareplus_second_derivatives(dtype, x64):
         xm, bm = mp.mpf(float(x)), mp.mpf(float(b))
         s = mp.sqrt(xm * xm + bm)
         for f, want in ((gxx, bm / (2 * s ** 3)), (gxb, -xm / (4 * s ** 3)), (gb, 1 / (4 * s))):
-            for got in (f(jnp.asarray(x), jnp.asarray(b)), tjit.jit(f)(jnp.asarray(x), jnp.asarray(b))):
+            xb = (jnp.asarray(x), jnp.asarray(b))
+            for got in (f(*xb), tjit.jit(f)(*xb)):
                 assert ulps(np.asarray(got), want, dtype) <= 4, (f, xv, bv)
     assert float(gxx(jnp.asarray(dtype(1000.0)))) > 0   # b's default 4 (a Python int)
 

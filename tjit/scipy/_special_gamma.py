@@ -23,6 +23,7 @@ import numpy as np
 
 from tjit import lax
 from tjit import numpy as jnp
+from tjit.primitives.fma import product_error
 
 # B_2k / (2k (2k - 1)), k = 1..8: d(x) = sum_k c_k / x**(2k - 1), for x >= 10 within 1e-18
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156,
@@ -112,17 +113,12 @@ _LOG_2PI = {4: (1.8378770351409912, 3.126835427262316e-08),
 
 
 def two_pi_pow(x):
-    """``(2 pi)**x`` for a float32/float64 ``x`` with ``|x| < 1e30``: ``exp(p) (1 + t)``
-    where ``p + t = x log(2 pi)`` to about eps**2 (Dekker's exact product of ``x`` and
-    the constant's leading part, plus ``x`` times its rest). ``pow`` of the rounded
-    constant was off by ``|x|`` times its rounding (~20 float32 ulps at x = -40)."""
+    """``(2 pi)**x`` for a float32/float64 ``x``: ``exp(p) (1 + t)`` where ``p + t =
+    x log(2 pi)`` to about eps**2 (the exact error of ``x`` times the constant's leading
+    part, by one fma, plus ``x`` times its rest). ``pow`` of the rounded constant was
+    off by ``|x|`` times its rounding (~20 float32 ulps at x = -40)."""
     hi, lo = _LOG_2PI[jnp.finfo(x.dtype).bits // 8]
-    split = float(2 ** ((jnp.finfo(x.dtype).nmant + 2) // 2) + 1)
-    hi_h = float(np.asarray(hi * split, x.dtype) - (np.asarray(hi * split, x.dtype) - np.asarray(hi, x.dtype)))
-    hi_l = hi - hi_h
-    t = x * split
-    x_h = t - (t - x)
-    x_l = x - x_h
-    p = x * hi
-    err = ((x_h * hi_h - p) + x_h * hi_l + x_l * hi_h) + x_l * hi_l
+    c = jnp.asarray(hi, x.dtype)
+    p = x * c
+    err = product_error(x, c, p)
     return jnp.exp(p) * (1 + (err + x * lo))
