@@ -116,10 +116,12 @@ def test_from_dlpack_under_jit_is_an_error():
 
 
 def test_dlpack_export_of_read_only_buffers():
-    x = jnp.broadcast_to(jnp.arange(3.0), (2, 3))
+    # (a broadcast past 4096 elements is a read-only view; smaller ones are filled)
+    x = jnp.broadcast_to(jnp.arange(3.0), (2000, 3))
     v = np.asarray(x)
     assert x.__dlpack__() is not None  # legacy consumers get a copy
-    np.testing.assert_array_equal(np.from_dlpack(x), np.broadcast_to(np.arange(3.0), (2, 3)))
+    np.testing.assert_array_equal(np.from_dlpack(x),
+                                  np.broadcast_to(np.arange(3.0), (2000, 3)))
     np.testing.assert_array_equal(v, np.from_dlpack(x))
     assert not x._value.flags.writeable  # the case under test: a read-only buffer
     with pytest.raises(BufferError, match="read-only"):
