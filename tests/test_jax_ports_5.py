@@ -198,3 +198,13 @@ def test_ref_keeps_its_weak_type_whatever_is_written(init, weak):
         return r[...]
     out = bump(np.float32(2.0))
     assert float(out) == 2.0 and r[...].weak_type is weak
+    # a scan adding int32s into new_ref(0) (docs/array_refs.md's foreach): 45, read
+    # weakly typed as in JAX (whose repr shows the buffer strong until it is read)
+    r = tjit.new_ref(0)
+
+    def body(c, x):
+        r[...] += x
+        return c, x * 2
+    _, ys = tjit.lax.scan(body, None, jnp.arange(10))
+    assert int(r[...]) == 45 and r[...].weak_type and r[...].dtype == np.int32
+    assert ys.tolist() == list(range(0, 20, 2))
