@@ -182,3 +182,24 @@ def test_static_int_arguments_still_take_ints():
     np.testing.assert_array_equal(
         np.asarray(jnp.unpackbits(np.array([3], np.uint8), count=np.int64(10))),
         np.unpackbits(np.array([3], np.uint8), count=10))
+
+
+# -- q that holds no numbers: "'<' not supported between NoneType and int" ---------------
+@pytest.mark.parametrize("name", ["quantile", "nanquantile", "percentile", "nanpercentile"])
+@pytest.mark.parametrize("q", [None, "abc"], ids=["None", "str"])
+def test_quantile_q_of_no_numbers(name, q):
+    with pytest.raises(TypeError) as e:
+        getattr(jnp, name)(V, q)
+    msg = str(e.value)
+    assert f"jnp.{name}: q must be" in msg and type(q).__name__ in msg
+    assert "not supported between" not in msg
+
+
+# -- jnp.shape / ndim / size of a ragged list: NumPy's words from inside its conversion ----
+@pytest.mark.parametrize("name", ["shape", "ndim", "size"])
+def test_shape_of_ragged_list(name):
+    with pytest.raises(ValueError) as e:  # NumPy's and JAX's class
+        getattr(jnp, name)([[1.0, 2.0], [3.0]])
+    msg = _message(e.value)
+    assert "ragged" in msg and name in msg and "inhomogeneous" not in msg
+    assert getattr(jnp, name)([[1.0, 2.0], [3.0, 4.0]]) == getattr(np, name)(np.ones((2, 2)))

@@ -308,11 +308,25 @@ def isscalar(element):
 
 
 def ndim(a):
-    return a.ndim if hasattr(a, "ndim") else np.ndim(a)
+    return a.ndim if hasattr(a, "ndim") else _host_attr(np.ndim, a, "ndim")
 
 
 def shape(a):
-    return tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+    return tuple(a.shape) if hasattr(a, "shape") else _host_attr(np.shape, a, "shape")
+
+
+def _host_attr(read, a, name):
+    """NumPy's ``read`` (np.ndim, np.shape) of a host value such as a nested list; a
+    ragged list has neither, and NumPy's "inhomogeneous shape" message says so from
+    inside its conversion."""
+    try:
+        return read(a)
+    except ValueError as e:
+        if "inhomogeneous" not in str(e):
+            raise
+        raise ValueError(f"jnp.{name}: the {type(a).__name__} {a!r:.60} is ragged (its rows "
+                         f"differ in length), so it has no {name}; give every row the same "
+                         f"length") from None
 
 
 def size(a, axis=None):

@@ -654,6 +654,9 @@ def _check_q_range(q, lo, hi, name, what):
     if isinstance(q, Tracer):
         return  # a traced q cannot be checked; out-of-range values give garbage, as in JAX
     v = q._value if isinstance(q, Array) else host_numpy_array(q, f"jnp.{name}", "q")
+    if v.dtype.kind not in "biufc":  # None, strings: no numbers to compare with lo/hi
+        raise TypeError(f"jnp.{name}: q must be a number or an array of numbers, got "
+                        f"{type(q).__name__} {q!r:.40}")
     if v.size and (np.nanmin(v) < lo or np.nanmax(v) > hi):
         raise ValueError(f"jnp.{name}: {what} must be in the range [{lo}, {hi}], got {q!r}")
 
