@@ -203,3 +203,12 @@ def test_shape_of_ragged_list(name):
     msg = _message(e.value)
     assert "ragged" in msg and name in msg and "inhomogeneous" not in msg
     assert getattr(jnp, name)([[1.0, 2.0], [3.0, 4.0]]) == getattr(np, name)(np.ones((2, 2)))
+
+
+def test_permutation_of_ragged_list():
+    with pytest.raises(TypeError) as e:
+        tjit.random.permutation(tjit.random.key(0), [[1.0, 2.0], [3.0]])
+    msg = _message(e.value)
+    assert "ragged" in msg and "random.permutation" in msg and "inhomogeneous" not in msg
+    out = np.asarray(tjit.random.permutation(tjit.random.key(0), [5, 6, 7, 8]))
+    assert sorted(out.tolist()) == [5, 6, 7, 8]
