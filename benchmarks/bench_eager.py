@@ -16,11 +16,11 @@ on 8 and 1000 float32 elements.
 logaddexp sum, log_softmax with one dominant maximum per row, ``m.T``, dot, sort,
 top_k) on 8 float32 elements, with the process CPU clock; NumPy's column is the same
 value computed in NumPy (SciPy's digamma, the logaddexp slope written out). Measured
-(us of CPU, load 16-19; the code before and after this table's fixes run alternately,
-two runs each; JAX beside): digamma 52 -> 40-52 (JAX 15), grad 724-728 -> 468-478
-(JAX 870-1020), log_softmax 69 -> 57-62 (JAX 5.6: a jitted function there), m.T
-3.1-3.2 -> 1.9-2.0 (13), dot 10.2-10.3 -> 4.6-4.7 (5.3), sort 8.6-8.7 -> 5.3-5.6 (6.7),
-top_k 28 -> 8.1-8.7 (13).
+(us of CPU, load 14-16; the code before stop 22's fixes (00e49e0) and after, run
+alternately, two runs each; JAX beside): digamma 43-44 -> 35 (JAX 14), grad 584-615 ->
+380-389 (JAX 640-800), log_softmax 64-67 -> 51-60 (JAX 5.2: a jitted function there),
+m.T 3.0-3.2 -> 1.8-2.0 (12), dot 9.8-10.1 -> 4.6-7.9 (5.0), sort 8.3-8.7 -> 5.3-5.6
+(6.2), top_k 26-27 -> 6.9-7.2 (12).
 Targets (issue 14): elementwise <= 1.5 us (Python-number operands, int arrays with floats
 and mixed dtypes included), basic indexing <= 2 us, float()/int() of a 0-d
 array <= 1 us, x.at[i].set/add <= 5 us, the 1,000-step RK4 loop <= 5x NumPy. The
