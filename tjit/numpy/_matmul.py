@@ -14,6 +14,7 @@ import opt_einsum
 
 from tjit._sympy import sympy
 from tjit.tracing import dtypes
+from tjit.tracing.core import Array
 from tjit.tracing.errors import (
     ContractionShapeError, InconclusiveDimensionError, ShapeError, static_index)
 from tjit.tracing.shapes import (
@@ -138,14 +139,10 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     Returns:
       The product, of the promoted dtype (or ``preferred_element_type``).
     """
-    lane = precision is None and preferred_element_type is None
-    if lane:   # a plan already made for these shapes, with nothing to squeeze or permute
-        plan = _matmul_plans.get((getattr(a, "shape", None), getattr(b, "shape", None)))
-        if plan is not None and not (plan[0] or plan[1]) and plan[4] == _identity(
-                len(plan[4])):
-            out = _dot_lane.dot_general(a, b, (plan[2], plan[3]))
-            if out is not None:
-                return out
+    if precision is None and preferred_element_type is None:
+        out = _plain_product(a, b)
+        if out is not None:
+            return out
     a, b = _promote("matmul", a, b, preferred=preferred_element_type)
     if a.ndim == 0 or b.ndim == 0:
         raise ValueError(f"matmul: operands must have rank >= 1, got shapes "
@@ -167,6 +164,17 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
 #: (a's shape, b's shape) -> matmul's :func:`_matmul_plan` (pure shape arithmetic, the
 #: same under any trace; only shapes it accepted are kept, so its errors recur)
 _matmul_plans = {}
+
+
+def _plain_product(a, b):
+    """``a @ b`` of two Arrays by the eager dot lane, when the plan kept for their shapes
+    has nothing to squeeze or permute (one dot_general), or None."""
+    if type(a) is not Array or type(b) is not Array:
+        return None
+    plan = _matmul_plans.get((a.shape, b.shape))
+    if plan is None or plan[0] or plan[1] or plan[4] != _identity(len(plan[4])):
+        return None
+    return _dot_lane.dot_general(a, b, (plan[2], plan[3]))
 
 
 def _identity(n):
