@@ -551,3 +551,20 @@ def test_every_differentiable_primitive_has_a_rule_or_says_why_not():
     missing = sorted(p.name for p in prims if p.jvp is not None and p not in jet_rules
                      and p.name not in no_rule and p.name not in integer_valued)
     assert not missing, f"primitives without a jet rule or a reason in no_rule: {missing}"
+
+
+def test_fma_series_is_the_product_series_plus_c(x64):
+    """fma(a(t), b(t), c(t)) for polynomial paths: its Taylor coefficients are those of
+    the polynomial a(t) b(t) + c(t), computed here with NumPy's polynomial product."""
+    from tjit.primitives.fma import fma_p
+    a = [1.5, 0.25, -2.0, 0.5]          # a(t) = 1.5 + 0.25 t - 2 t^2 + 0.5 t^3 (unscaled)
+    b = [-0.75, 3.0, 1.0, 0.125]
+    c = [2.0, -1.0, 0.5, 4.0]
+    want = np.polynomial.polynomial.polymul(a, b)[:4] + np.array(c)
+    # jet takes derivative coefficients (k! times the unscaled ones)
+    scaled = lambda p: [np.float64(p[k] * math.factorial(k)) for k in range(1, 4)]  # noqa: E731
+    out, terms = jet(lambda x, y, z: fma_p.bind(x, y, z), (np.float64(a[0]), np.float64(b[0]),
+                     np.float64(c[0])), (scaled(a), scaled(b), scaled(c)))
+    assert float(out) == want[0]
+    got = [float(t) / math.factorial(k) for k, t in enumerate(terms, start=1)]
+    np.testing.assert_allclose(got, want[1:], rtol=1e-15)

@@ -41,6 +41,7 @@ from tjit.primitives.sharding_constraint import sharding_constraint_p
 from tjit.primitives.complex_square import square_p
 from tjit.primitives.conv import conv_general_dilated_p
 from tjit.primitives.dot import dot_general_p
+from tjit.primitives.fma import fma_p
 from tjit.primitives.fft import fft_p
 from tjit.primitives import windowed as win
 from tjit.experimental._jet_trace import (
@@ -136,6 +137,19 @@ def _bilinear(prim):
 
 for _p in (ew.mul_p, dot_general_p, conv_general_dilated_p):
     _bilinear(_p)
+
+
+def _fma_rule(primals, series):
+    """fma(a, b, c) = a b + c: the product's Cauchy series plus c's (the primal once
+    rounded, as fma; the higher terms rounded per op, as mul's)."""
+    a, b, c = primals
+    u, w = [a] + list(series[0]), [b] + list(series[1])
+    out = [sum_terms([ew.mul_p.bind(u[j], w[k - j]) for j in range(k + 1)] + [ck])
+           for k, ck in enumerate(series[2], start=1)]
+    return fma_p.bind(a, b, c), out
+
+
+jet_rules[fma_p] = _fma_rule
 
 
 def deriv_conv(a, b, k):
