@@ -982,7 +982,7 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
                         '       [ 2.5,  0. , -1.5]], dtype=float32)',
  'jsp.special.beta': '>>> jsp.special.beta(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, 0.5, '
                      '0.75]))\n'
-                     'Array([7.4162993, 3.1415925, 1.6944262], dtype=float32)',
+                     'Array([7.416298 , 3.1415925, 1.6944261], dtype=float32)',
  'jsp.special.betaln': '>>> jsp.special.betaln(jnp.asarray([0.25, 0.5, 0.75]), jnp.asarray([0.25, '
                        '0.5, 0.75]))\n'
                        'Array([2.0036802 , 1.1447299 , 0.52734417], dtype=float32)',
@@ -1010,12 +1010,10 @@ EXAMPLES = {'jnp.acos': '>>> jnp.acos(jnp.asarray([0.25, 0.5, 0.75]))\n'
  'jsp.special.expit': '>>> jsp.special.expit(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                       'Array([0.18242553, 0.5       , 0.9241418 ], dtype=float32)',
  'jsp.special.factorial': '>>> jsp.special.factorial(jnp.asarray([-1.5, 0.0, 2.5]))\n'
-                          'Array([0.       , 1.       , 3.3233511], dtype=float32)',
+                          'Array([0.       , 1.       , 3.3233507], dtype=float32)',
  'jsp.special.fresnel': '>>> jsp.special.fresnel(jnp.asarray([-1.5, 0.0, 2.5]))\n'
                         '(Array([-0.69750494,  0.        ,  0.61918175], dtype=float32), '
                         'Array([-0.44526118,  0.        ,  0.45741302], dtype=float32))',
- 'jsp.special.gamma': '>>> jsp.special.gamma(jnp.asarray([-1.5, 0.0, 2.5]))\n'
-                      'Array([2.363272 ,       inf, 1.3293403], dtype=float32)',
  'jsp.special.gammainc': '>>> jsp.special.gammainc(jnp.asarray([0.25, 0.5, 0.75]), '
                          'jnp.asarray([0.25, 0.5, 0.75]))\n'
                          'Array([0.743678 , 0.6826895, 0.6515925], dtype=float32)',
