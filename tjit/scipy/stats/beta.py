@@ -4,12 +4,15 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, a, b, loc=0, scale=1):
     """Log density on ``[loc, loc + scale]``; -inf outside."""
-    x, a, b, loc, scale = promote("beta.logpdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("beta.logpdf", x, a, b, loc, scale)
     y = (x - loc) / scale
     # xlogy/xlog1py: a = 1 (or b = 1) gives a finite density at the end points
     log_probs = special.xlogy(a - 1, y) + special.xlog1py(b - 1, -y) - \
@@ -24,7 +27,7 @@ def pdf(x, a, b, loc=0, scale=1):
 
 def cdf(x, a, b, loc=0, scale=1):
     """CDF: the regularized incomplete beta function of the clipped standardized x."""
-    x, a, b, loc, scale = promote("beta.cdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("beta.cdf", x, a, b, loc, scale)
     return special.betainc(a, b, jnp.clip((x - loc) / scale, 0, 1))
 
 
@@ -33,7 +36,7 @@ def logcdf(x, a, b, loc=0, scale=1):
     below half the mean), the log of ``I_y(a, b) = y^a (1 - y)^b / (a B(a, b)) * 2F1(a + b,
     1; a + 1; y)`` (A&S 26.5.23 with 15.3.3), its terms in logs: log(0) was -inf, float64
     logcdf(1e-12, 50, 0.5) (true -1384.08; SciPy and JAX -inf too)."""
-    x, a, b, loc, scale = promote("beta.logcdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("beta.logcdf", x, a, b, loc, scale)
     c = cdf(x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, 0, 1)
     half_mean = 0.5 * a / (a + b)
@@ -67,7 +70,7 @@ def sf(x, a, b, loc=0, scale=1):
     rounding (float64 sf(0.9999, 50, 50)'s log was 53 ulps off, float32 at y = 0.316,
     a = 0.5, b = 50 30 ulps), leaving the second-order term
     ``pdf(y) * lost**2 * |d log pdf / dy|`` as its error estimate."""
-    x, a, b, loc, scale = promote("beta.sf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("beta.sf", x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, 0, 1)
     t = 1 - y
     lost = (1 - t) - y  # (1 - y) - t, exactly (Sterbenz for y <= 1/2)
@@ -88,7 +91,7 @@ def logsf(x, a, b, loc=0, scale=1):
     return jnp.where(s < 0.5, jnp.log(s), jnp.log1p(-cdf(x, a, b, loc, scale)))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a > 0) & (b > 0) & (scale > 0))
+_nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a > 0) & (b > 0) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

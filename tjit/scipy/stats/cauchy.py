@@ -3,12 +3,15 @@
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, loc=0, scale=1):
     """``-log(pi scale) - log1p(y**2)``."""
-    x, loc, scale = promote("cauchy.logpdf", x, loc, scale)
+    x, loc, scale = _promote("cauchy.logpdf", x, loc, scale)
     y = (x - loc) / scale
     return -float(np.log(np.pi)) - jnp.log(scale) - jnp.log1p(y * y)
 
@@ -21,7 +24,7 @@ def pdf(x, loc=0, scale=1):
 def cdf(x, loc=0, scale=1):
     """CDF ``atan2(1, -y) / pi``: equal to ``1/2 + atan(y) / pi`` but accurate in the
     lower tail, where the sum would cancel."""
-    x, loc, scale = promote("cauchy.cdf", x, loc, scale)
+    x, loc, scale = _promote("cauchy.cdf", x, loc, scale)
     return jnp.arctan2(1.0, -(x - loc) / scale) / np.pi
 
 
@@ -33,7 +36,7 @@ def logcdf(x, loc=0, scale=1):
 
 def sf(x, loc=0, scale=1):
     """Survival function ``atan2(1, y) / pi``."""
-    x, loc, scale = promote("cauchy.sf", x, loc, scale)
+    x, loc, scale = _promote("cauchy.sf", x, loc, scale)
     return jnp.arctan2(1.0, (x - loc) / scale) / np.pi
 
 
@@ -55,17 +58,17 @@ def _std_ppf(q):
 
 def ppf(q, loc=0, scale=1):
     """Quantile function ``loc + scale tan(pi (q - 1/2))``; NaN outside [0, 1]."""
-    q, loc, scale = promote("cauchy.ppf", q, loc, scale)
+    q, loc, scale = _promote("cauchy.ppf", q, loc, scale)
     return loc + scale * _std_ppf(q)
 
 
 def isf(q, loc=0, scale=1):
     """Inverse survival function ``ppf(1 - q)``, without rounding ``1 - q``."""
-    q, loc, scale = promote("cauchy.isf", q, loc, scale)
+    q, loc, scale = _promote("cauchy.isf", q, loc, scale)
     return loc - scale * _std_ppf(q)
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
+_nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -5,13 +5,13 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import cast_inexact
+from tjit.scipy.stats._util import cast_inexact as _cast_inexact
 
 
 def logpdf(x, alpha):
     """Log density of ``x`` (shape (K, ...) or (K-1, ...)) given ``alpha`` of shape (K,);
     -inf off the open simplex."""
-    x, alpha = cast_inexact("dirichlet.logpdf", x, alpha)
+    x, alpha = _cast_inexact("dirichlet.logpdf", x, alpha)
     if alpha.ndim != 1:
         raise ValueError(f"dirichlet.logpdf: alpha must be 1-D, got shape {alpha.shape}")
     k = alpha.shape[0]

@@ -5,12 +5,15 @@
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, beta, loc=0, scale=1):
     """``log(beta / 2) - gammaln(1 / beta) - |y|**beta - log(scale)``."""
-    x, beta, loc, scale = promote("gennorm.logpdf", x, beta, loc, scale)
+    x, beta, loc, scale = _promote("gennorm.logpdf", x, beta, loc, scale)
     y = (x - loc) / scale
     return (jnp.log(0.5 * beta) - special.gammaln(1 / beta) - jnp.abs(y) ** beta
             - jnp.log(scale))
@@ -24,14 +27,14 @@ def pdf(x, beta, loc=0, scale=1):
 def cdf(x, beta, loc=0, scale=1):
     """CDF ``Q(1/beta, |y|**beta) / 2`` below ``loc`` (no cancellation in the lower
     tail) and ``1/2 + P(1/beta, y**beta) / 2`` above."""
-    x, beta, loc, scale = promote("gennorm.cdf", x, beta, loc, scale)
+    x, beta, loc, scale = _promote("gennorm.cdf", x, beta, loc, scale)
     y = (x - loc) / scale
     t = jnp.abs(y) ** beta
     lower = 0.5 * special.gammaincc(1 / beta, t)
     return jnp.where(y < 0, lower, 0.5 + 0.5 * special.gammainc(1 / beta, t))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda beta, scale, **_: (beta > 0) & (scale > 0))
+_nan_outside_parameter_domain(globals(), lambda beta, scale, **_: (beta > 0) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

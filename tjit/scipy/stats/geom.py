@@ -5,16 +5,20 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import integral_shift, nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    integral_shift as _integral_shift,
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpmf(k, p, loc=0):
     """``(k - 1) log1p(-p) + log p`` for integer k >= 1 (shifted by ``loc``), -inf
     elsewhere."""
-    k, p, loc = promote("geom.logpmf", k, p, loc)
+    k, p, loc = _promote("geom.logpmf", k, p, loc)
     y = k - loc
     log_probs = special.xlog1py(y - 1, -p) + jnp.log(p)
-    return jnp.where((y >= 1) & integral_shift(k, loc), log_probs,
+    return jnp.where((y >= 1) & _integral_shift(k, loc), log_probs,
                      jnp.where(jnp.isnan(y), np.nan, -np.inf))  # (NaN k or loc)
 
 
@@ -23,7 +27,7 @@ def pmf(k, p, loc=0):
     return jnp.exp(logpmf(k, p, loc))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda p, **_: (p > 0) & (p <= 1))
+_nan_outside_parameter_domain(globals(), lambda p, **_: (p > 0) & (p <= 1))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

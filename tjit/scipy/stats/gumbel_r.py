@@ -4,12 +4,15 @@ extreme value distribution, ``cdf = exp(-exp(-y))`` with ``y = (x - loc) / scale
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, loc=0, scale=1):
     """``-y - exp(-y) - log(scale)``."""
-    x, loc, scale = promote("gumbel_r.logpdf", x, loc, scale)
+    x, loc, scale = _promote("gumbel_r.logpdf", x, loc, scale)
     y = (x - loc) / scale
     return -y - jnp.exp(-y) - jnp.log(scale)
 
@@ -21,7 +24,7 @@ def pdf(x, loc=0, scale=1):
 
 def logcdf(x, loc=0, scale=1):
     """``-exp(-y)``."""
-    x, loc, scale = promote("gumbel_r.logcdf", x, loc, scale)
+    x, loc, scale = _promote("gumbel_r.logcdf", x, loc, scale)
     return -jnp.exp(-(x - loc) / scale)
 
 
@@ -33,7 +36,7 @@ def cdf(x, loc=0, scale=1):
 def sf(x, loc=0, scale=1):
     """Survival function ``-expm1(-exp(-y))``: accurate in the upper tail, where
     ``1 - cdf`` would cancel."""
-    x, loc, scale = promote("gumbel_r.sf", x, loc, scale)
+    x, loc, scale = _promote("gumbel_r.sf", x, loc, scale)
     return -jnp.expm1(-jnp.exp(-(x - loc) / scale))
 
 
@@ -41,7 +44,7 @@ def logsf(x, loc=0, scale=1):
     """``log1p(-cdf)`` where the CDF is small (the lower tail, where sf rounds to 1),
     ``log(-expm1(-exp(-y)))`` above, and ``-y`` where exp(-y) underflows (y > 30: the
     next term, exp(-y) / 2, is below y's rounding)."""
-    x, loc, scale = promote("gumbel_r.logsf", x, loc, scale)
+    x, loc, scale = _promote("gumbel_r.logsf", x, loc, scale)
     y = (x - loc) / scale
     c = jnp.exp(-jnp.exp(-y))
     out = jnp.where(c < 0.5, jnp.log1p(-c), jnp.log(-jnp.expm1(-jnp.exp(-y))))
@@ -51,12 +54,12 @@ def logsf(x, loc=0, scale=1):
 def ppf(p, loc=0, scale=1):
     """Quantile ``loc - scale log(-log(p))``: -inf at 0, inf at 1, NaN outside [0, 1]
     (SciPy's)."""
-    p, loc, scale = promote("gumbel_r.ppf", p, loc, scale)
+    p, loc, scale = _promote("gumbel_r.ppf", p, loc, scale)
     out = loc - scale * jnp.log(-jnp.log(p))
     return jnp.where((p >= 0) & (p <= 1), out, np.nan)
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
+_nan_outside_parameter_domain(globals(), lambda scale, **_: scale > 0)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -5,7 +5,7 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import cast_inexact
+from tjit.scipy.stats._util import cast_inexact as _cast_inexact
 
 
 def logpmf(x, n, p):
@@ -19,7 +19,7 @@ def logpmf(x, n, p):
       p: probabilities, shape (..., k), used as given (SciPy replaces the last one by
         ``1 - sum(others)``; pass normalized probabilities for equal results).
     """
-    x, n, p = cast_inexact("multinomial.logpmf", x, n, p)
+    x, n, p = _cast_inexact("multinomial.logpmf", x, n, p)
     if x.ndim == 0 or p.ndim == 0:
         raise ValueError(f"multinomial.logpmf: x and p need a category axis (the last), "
                          f"got shapes {x.shape} and {p.shape}")

@@ -4,7 +4,7 @@ import numpy as np
 
 from tjit import lax
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import cast_inexact
+from tjit.scipy.stats._util import cast_inexact as _cast_inexact
 
 _LOG_2PI = float(np.log(2 * np.pi))  # (a Python float: np.float64 would promote float32)
 
@@ -16,7 +16,7 @@ def logpdf(x, mean, cov, allow_singular=None):
     if allow_singular is not None:
         raise NotImplementedError("multivariate_normal.logpdf: allow_singular is not "
                                   "supported (as in JAX)")
-    x, mean, cov = cast_inexact("multivariate_normal.logpdf", x, mean, cov)
+    x, mean, cov = _cast_inexact("multivariate_normal.logpdf", x, mean, cov)
     if mean.ndim == 0:
         y = x - mean
         return -0.5 * y * y / cov - 0.5 * (_LOG_2PI + jnp.log(cov))

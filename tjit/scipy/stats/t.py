@@ -4,7 +4,10 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, df, loc=0, scale=1):
@@ -15,7 +18,7 @@ def logpdf(x, df, loc=0, scale=1):
     ``log(pi) / 2 - betaln(df / 2, 1 / 2)``: the difference of two gammalns cancels for
     large df (float32 lost all digits at df = 1e10), betaln's Stirling branch does not.
     """
-    x, df, loc, scale = promote("t.logpdf", x, df, loc, scale)
+    x, df, loc, scale = _promote("t.logpdf", x, df, loc, scale)
     y = (x - loc) / scale
     finite = jnp.isfinite(df)
     df_s = jnp.where(finite, df, 1.0)  # (the t branch sees finite df only)
@@ -30,7 +33,7 @@ def pdf(x, df, loc=0, scale=1):
     return jnp.exp(logpdf(x, df, loc, scale))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda df, scale, **_: (df > 0) & (scale > 0))
+_nan_outside_parameter_domain(globals(), lambda df, scale, **_: (df > 0) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

@@ -7,7 +7,11 @@ import numpy as np
 from tjit import numpy as jnp
 from tjit.scipy import special
 from tjit.scipy.stats import norm
-from tjit.scipy.stats._util import log_diff_exp, nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    log_diff_exp as _log_diff_exp,
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def _log_gauss_mass(a, b):
@@ -19,8 +23,8 @@ def _log_gauss_mass(a, b):
                     special.ndtr(-jnp.where(right | left, 0.0, b)))
     a_r, b_r = jnp.where(right, a, 1.0), jnp.where(right, b, 2.0)
     a_l, b_l = jnp.where(left, a, -2.0), jnp.where(left, b, -1.0)
-    on_right = log_diff_exp(special.log_ndtr(-a_r), special.log_ndtr(-b_r))
-    on_left = log_diff_exp(special.log_ndtr(b_l), special.log_ndtr(a_l))
+    on_right = _log_diff_exp(special.log_ndtr(-a_r), special.log_ndtr(-b_r))
+    on_left = _log_diff_exp(special.log_ndtr(b_l), special.log_ndtr(a_l))
     return jnp.where(right, on_right, jnp.where(left, on_left, mid))
 
 
@@ -38,7 +42,7 @@ def _log_cdf_and_sf(y, a, b):
 
 def logpdf(x, a, b, loc=0, scale=1):
     """Log density on ``[loc + a scale, loc + b scale]``, -inf outside."""
-    x, a, b, loc, scale = promote("truncnorm.logpdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("truncnorm.logpdf", x, a, b, loc, scale)
     y = (x - loc) / scale
     out = norm.logpdf(y) - _log_gauss_mass(a, b) - jnp.log(scale)
     return jnp.where((y < a) | (y > b), -np.inf, out)
@@ -51,7 +55,7 @@ def pdf(x, a, b, loc=0, scale=1):
 
 def logcdf(x, a, b, loc=0, scale=1):
     """``log(cdf)``: the log mass of [a, y] over that of [a, b]."""
-    x, a, b, loc, scale = promote("truncnorm.logcdf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("truncnorm.logcdf", x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, a, b)
     out = _log_cdf_and_sf(y, a, b)[0]
     return jnp.where(y <= a, -np.inf, jnp.where(y >= b, 0.0, out))
@@ -64,7 +68,7 @@ def cdf(x, a, b, loc=0, scale=1):
 
 def logsf(x, a, b, loc=0, scale=1):
     """``log(sf)``: the log mass of [y, b] over that of [a, b]."""
-    x, a, b, loc, scale = promote("truncnorm.logsf", x, a, b, loc, scale)
+    x, a, b, loc, scale = _promote("truncnorm.logsf", x, a, b, loc, scale)
     y = jnp.clip((x - loc) / scale, a, b)
     out = _log_cdf_and_sf(y, a, b)[1]
     return jnp.where(y >= b, -np.inf, jnp.where(y <= a, 0.0, out))
@@ -75,7 +79,7 @@ def sf(x, a, b, loc=0, scale=1):
     return jnp.exp(logsf(x, a, b, loc, scale))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a < b) & (scale > 0))
+_nan_outside_parameter_domain(globals(), lambda a, b, scale, **_: (a < b) & (scale > 0))
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only

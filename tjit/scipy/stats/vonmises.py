@@ -4,13 +4,13 @@ import numpy as np
 
 from tjit import numpy as jnp
 from tjit.scipy import special
-from tjit.scipy.stats._util import promote
+from tjit.scipy.stats._util import promote as _promote
 
 
 def logpdf(x, kappa):
     """``kappa cos(x) - log(2 pi I0(kappa))``, with I0 scaled (``i0e``) so large
     ``kappa`` does not overflow; NaN for kappa <= 0 (as JAX)."""
-    x, kappa = promote("vonmises.logpdf", x, kappa)
+    x, kappa = _promote("vonmises.logpdf", x, kappa)
     out = kappa * (jnp.cos(x) - 1) - jnp.log(2 * np.pi * special.i0e(kappa))
     return jnp.where(kappa > 0, out, np.nan)
 

@@ -5,12 +5,15 @@
 import numpy as np
 
 from tjit import numpy as jnp
-from tjit.scipy.stats._util import nan_outside_parameter_domain, promote
+from tjit.scipy.stats._util import (
+    nan_outside_parameter_domain as _nan_outside_parameter_domain,
+    promote as _promote,
+)
 
 
 def logpdf(x, c, loc=0, scale=1):
     """Log density; -inf outside ``[0, 2 pi]`` (after standardizing)."""
-    x, c, loc, scale = promote("wrapcauchy.logpdf", x, c, loc, scale)
+    x, c, loc, scale = _promote("wrapcauchy.logpdf", x, c, loc, scale)
     y = (x - loc) / scale
     out = (jnp.log1p(-c * c) - float(np.log(2 * np.pi)) - jnp.log1p(c * c - 2 * c * jnp.cos(y))
            - jnp.log(scale))
@@ -23,7 +26,7 @@ def pdf(x, c, loc=0, scale=1):
     return jnp.exp(logpdf(x, c, loc, scale))
 
 # SciPy's parameter domain; NaN outside it.
-nan_outside_parameter_domain(globals(), lambda c, scale, **_: (c > 0) & (c < 1)
+_nan_outside_parameter_domain(globals(), lambda c, scale, **_: (c > 0) & (c < 1)
                              & (scale > 0))
 
 from tjit._namespace import publish as _publish
