@@ -15,6 +15,7 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax
 from tjit.primitives.base import REGISTRY as REGISTRY_PRIMS
+from tjit.primitives.fma import fma_p
 from tjit.tracing.avals import ShapedArray
 
 F16, F32, F64 = (np.dtype(d) for d in ("float16", "float32", "float64"))
@@ -410,6 +411,22 @@ def _complex(dt):
             Case("conj", "conj", lambda a, b: lax.conj(z(a, b)), (x, y))]
 
 
+def _fma(dt):
+    if dt not in (F32, F64):
+        return []
+    x, y = pairs(dt)
+    return [Case("fma", "fma", lambda a, b, c: fma_p.bind(a, b, c), (x, y, x)),
+            Case("fma", "fma product error", lambda a, b: fma_p.bind(a, b, -(a * b)), (x, y))]
+
+
+def _square(dt):
+    if dt not in (F32, F64):
+        return []
+    x, y = pairs(dt)
+    return [Case("square", "square of complex", lambda a, b: lax.square(lax.complex(a, b)),
+                 (x, y))]
+
+
 def _control_flow(dt):
     e = edge(dt)
     nb = dt != BOOL
@@ -564,6 +581,8 @@ CASES = {
     **{n: functools.partial(_hypergeometric, n) for n in (
         "hyp1f1", "hyp1f1_grad", "hyp2f1", "hyp2f1_grad")},
     "population_count": _popcount, "integer_pow": _integer_pow,
+    "square": lambda dt: [Case("square", "square", lax.square, (edge(dt),))] if dt.kind == "c"
+    else [],   # (the complex square; real squares are integer_pow)
     "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
     "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow),
     "max": B("max", lax.max), "min": B("min", lax.min),
@@ -596,6 +615,7 @@ CASES = {
                      "select_and_gather_add", "select_and_scatter_add",
                      "conv_general_dilated"], _windowed),
     **dict.fromkeys(["complex", "real", "imag", "conj"], _complex),
+    "fma": _fma, "square": _square,
     **dict.fromkeys(["cond", "while", "scan", "stop_gradient", "checkpoint",
                      "checkpoint_name", "sharding_constraint"], _control_flow),
     **dict.fromkeys(["custom_jvp_call", "custom_vjp_call", "custom_vmap_call", "linear_call"],

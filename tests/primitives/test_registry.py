@@ -31,6 +31,8 @@ DEDICATED = {
                     "tests/transforms/test_custom_derivatives.py"),
     **dict.fromkeys(["checkpoint", "checkpoint_name"], "tests/transforms/test_checkpoint.py"),
     "linear_call": "tests/transforms/test_linear_call.py",
+    "fma": "tests/primitives/test_fma.py (against exact fractions, eager and jit bit for "
+           "bit, grad, vmap, errors) and the kernel corpus of every backend",
     "sharding_constraint": "tests/test_sharding_api_2.py (identity under jit, grad, vmap; "
                            "the layouts it gives jit's outputs vs JAX's)",
     "random_gamma_grad": "tests/random/test_gamma_grad.py (vs differences of SciPy's inverse "
