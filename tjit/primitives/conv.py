@@ -42,6 +42,7 @@ from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.slicing import simplify_dim
+from tjit.primitives.window_gather import dilate_dim, window_index
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -60,11 +61,6 @@ class ConvDimensionNumbers(NamedTuple):
 
 
 conv_general_dilated_p = new_primitive(NAME)
-
-
-def dilate_dim(d, dilation):
-    """Size of a dim of size ``d`` with ``dilation - 1`` holes between elements."""
-    return 0 if d == 0 else 1 + dilation * (d - 1)
 
 
 def conv_out_dim(in_dim, k, stride, pad, lhs_dil, rhs_dil):
@@ -326,18 +322,8 @@ def _window_index(in_sp, g, p):
     """(P, K) int32: for each output position and window offset the flat (row-major)
     spatial index of the input element it reads, or ``prod(in_sp)`` (out of range: the
     gather's zero fill) where it reads padding or a dilation hole."""
-    ndim = len(in_sp)
-    o = np.indices(g.out_sp).reshape(ndim, g.P, 1)
-    k = np.indices(g.k_sp).reshape(ndim, 1, g.K)
-    flat = np.zeros((g.P, g.K), np.int64)
-    valid = np.ones((g.P, g.K), bool)
-    for d in range(ndim):
-        c = (o[d] * p["window_strides"][d] + k[d] * p["rhs_dilation"][d]
-             - p["padding"][d][0])                       # in the dilated input
-        ld = p["lhs_dilation"][d]
-        valid &= (c >= 0) & (c < dilate_dim(in_sp[d], ld)) & (c % ld == 0)
-        flat = flat * in_sp[d] + np.clip(c // ld, 0, in_sp[d] - 1)
-    return np.where(valid, flat, int(np.prod(in_sp, dtype=np.int64))).astype(np.int32)
+    return window_index(in_sp, g.out_sp, g.k_sp, p["window_strides"], p["padding"],
+                        p["lhs_dilation"], p["rhs_dilation"])
 
 
 def _conv_lowering(ctx, lhs, rhs, **p):

@@ -18,7 +18,11 @@ Reference implementations fold one strided slice of the framed operand per windo
 windows, reduce a strided view with the offsets as extra dims (``conv.window_view``).
 Windows that tile the operand (pooling) lower to fused kernels: a reshape that gives
 each window its own dims, a reduce, and for the max-pool gradient's scatter compares and
-selects; other windows compile as library steps. Rules: sum is linear, its transpose a
+selects. Any other window of concrete shape (overlapping, strided, padded, dilated: e.g.
+stax's ``MaxPool((2, 2), (1, 1))``) lowers to gathers of constant window tables
+(``window_gather``): reductions over each output's gathered window, and the scatter as a
+gather per operand element of what each window holding it selected (the NumPy impls ran
+as library steps, ~10x slower in a per-example gradient). Rules: sum is linear, its transpose a
 sum window over the cotangent padded with stride holes (JAX's
 ``_reduce_window_sum_transpose_rule``; for tiled windows a broadcast of the cotangent over
 each window); max/min's jvp gathers the tangents with ``select_and_gather_add``; gather
@@ -28,7 +32,7 @@ the mapped axis.
 
 import numpy as np
 
-from tjit.primitives import ieee_minmax
+from tjit.primitives import ieee_minmax, window_gather
 from tjit.primitives.base import new_primitive, same_dtypes
 from tjit.primitives.conv import (
     conv_out_dim,
@@ -361,21 +365,112 @@ def _tiled_split(shape, params):
 
 def _reducer_lowering(monoid):
     def rule(ctx, x, **params):
-        split = _tiled_split(x.shape, params)
-        if split is None or x.dtype == np.bool_:
+        if x.dtype == np.bool_ or any(is_symbolic(d) for d in x.shape):
             return NotImplemented
+        split = _tiled_split(x.shape, params)
+        if split is None:
+            return _gathered_reduction(ctx, x, monoid, params)
         xs = ctx.add("reshape", (x,), split, x.dtype)
         return ctx.add("reduce", (xs,), ctx.avals_out[0].shape, x.dtype,
                        axes=tuple(range(1, len(split), 2)), monoid=monoid)
     return rule
 
 
+def _gathered_reduction(ctx, x, monoid, params):
+    """Any other window (overlapping, strided, padded, dilated): each output's window
+    gathered by a constant index (padding and holes read the monoid's identity, the
+    gather's fill), then reduced; one fused kernel where the operand is in memory."""
+    layout = window_gather.reduction_layout(x.shape, **params)
+    if layout is None:
+        return NotImplemented
+    cols = _windows_of(ctx, x, layout, _identity(monoid, x.dtype))
+    red = ctx.add("reduce", (cols,), layout.gathered_shape(layout.P), x.dtype,
+                  axes=(layout.lead + 1,), monoid=monoid)
+    return window_gather.from_gathered(ctx, red, layout, layout.out_sp)
+
+
+def _windows_of(ctx, x, layout, fill):
+    """``pre + (P, K) + post``: every output's window of ``x``, ``fill`` off the operand."""
+    table = window_gather.window_index(layout.in_sp, layout.out_sp, layout.k_sp,
+                                       *layout.geometry)
+    return window_gather.take_windows(ctx, window_gather.to_gathered(ctx, x, layout),
+                                      table, layout, x.dtype.type(fill).item())
+
+
+def _first_selected(ctx, x, select_prim, layout):
+    """int32 ``pre + (P,) + post``: per window the first row-major offset holding its
+    extreme (a NaN counts as the extreme), as ``_selected_offsets``; padding and holes
+    hold the monoid's identity, so they are chosen only where every element equals it
+    and an earlier offset is padding."""
+    kind = "max" if select_prim == "ge" else "min"
+    cols = _windows_of(ctx, x, layout, _identity(kind, x.dtype))
+    wide = layout.gathered_shape(layout.P, layout.K)
+    narrow = layout.gathered_shape(layout.P)
+    axis = layout.lead + 1
+    keep = tuple(d for d in range(len(wide)) if d != axis)
+    best = ctx.add("reduce", (cols,), narrow, x.dtype, axes=(axis,), monoid=kind)
+    hit = ctx.elementwise("eq", [cols, ctx.broadcast(best, wide, keep)])
+    if x.dtype.kind == "f":
+        hit = ctx.elementwise("or", [hit, ctx.elementwise("ne", [cols, cols])])
+    pos = window_gather.offset_iota(ctx, layout, layout.P)
+    none = ctx.constant(layout.K, np.dtype(np.int32))
+    return ctx.add("reduce", (ctx.elementwise("select", [hit, pos, none]),), narrow,
+                   np.dtype(np.int32), axes=(axis,), monoid="min")
+
+
+def _gathered_scatter(ctx, src, x, select_prim, params):
+    """select_and_scatter_add of any window as gathers, no scatter-add: per operand
+    element and window offset ``k``, the one window that reads the element at ``k``
+    (``window_owners``); its ``src`` value counts where that window selected ``k``; the
+    element's result is the sum over ``k``."""
+    layout = window_gather.reduction_layout(x.shape, **params)
+    if layout is None:
+        return NotImplemented
+    first = _first_selected(ctx, x, select_prim, layout)
+    owners = window_gather.window_owners(layout.in_sp, layout.out_sp, layout.k_sp,
+                                         *layout.geometry)
+    src_flat = window_gather.to_gathered(ctx, src, layout)
+    their_src = window_gather.take_windows(ctx, src_flat, owners, layout,
+                                           src.dtype.type(0).item())
+    # (an element no window reads at k: the source's fill 0 whatever first says)
+    their_first = window_gather.take_windows(ctx, first, owners, layout, None)
+    chosen = ctx.elementwise("eq", [their_first,
+                                    window_gather.offset_iota(ctx, layout, layout.S)])
+    parts = ctx.elementwise("select", [chosen, their_src, ctx.constant(0, src.dtype)])
+    out = ctx.add("reduce", (parts,), layout.gathered_shape(layout.S), src.dtype,
+                  axes=(layout.lead + 1,), monoid="sum")
+    return window_gather.from_gathered(ctx, out, layout, layout.in_sp)
+
+
+def _gather_lowering(ctx, t, x, *, select_prim, **params):
+    """select_and_gather_add (max pooling's jvp): per window the tangent at its first
+    extreme, as a gather of the tangents' windows and a select of that offset."""
+    if x.dtype.kind not in "fiu" or any(is_symbolic(d) for d in x.shape):
+        return NotImplemented
+    layout = window_gather.reduction_layout(x.shape, **params)
+    if layout is None:
+        return NotImplemented
+    first = _first_selected(ctx, x, select_prim, layout)
+    wide = layout.gathered_shape(layout.P, layout.K)
+    axis = layout.lead + 1
+    keep = tuple(d for d in range(len(wide)) if d != axis)
+    chosen = ctx.elementwise("eq", [window_gather.offset_iota(ctx, layout, layout.P),
+                                    ctx.broadcast(first, wide, keep)])
+    parts = ctx.elementwise("select", [chosen, _windows_of(ctx, t, layout, 0),
+                                       ctx.constant(0, t.dtype)])
+    out = ctx.add("reduce", (parts,), layout.gathered_shape(layout.P), t.dtype,
+                  axes=(axis,), monoid="sum")
+    return window_gather.from_gathered(ctx, out, layout, layout.out_sp)
+
+
 def _scatter_lowering(ctx, src, x, *, select_prim, **params):
     """Tiled windows: fused kernels instead of a library step. Per window the extreme,
     then the first row-major offset holding it (or a NaN), which receives ``src``."""
-    split = _tiled_split(x.shape, params)
-    if split is None or x.dtype.kind not in "fiu":
+    if x.dtype.kind not in "fiu" or any(is_symbolic(d) for d in x.shape):
         return NotImplemented
+    split = _tiled_split(x.shape, params)
+    if split is None:
+        return _gathered_scatter(ctx, src, x, select_prim, params)
     nd = len(split)
     win, outer = tuple(range(1, nd, 2)), tuple(range(0, nd, 2))
     xs = ctx.add("reshape", (x,), split, x.dtype)
@@ -409,3 +504,4 @@ reduce_window_sum_p.lowering = _reducer_lowering("sum")
 reduce_window_max_p.lowering = _reducer_lowering("max")
 reduce_window_min_p.lowering = _reducer_lowering("min")
 select_and_scatter_add_p.lowering = _scatter_lowering
+select_and_gather_add_p.lowering = _gather_lowering

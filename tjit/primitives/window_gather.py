@@ -1,0 +1,184 @@
+"""Windows of any geometry (strides, padding, dilations, overlapping windows) as gathers
+in a compiled program: the index tables and the HLO-like ops shared by the lowerings of
+``conv_general_dilated`` and the window reductions (``windowed.py``).
+
+A window geometry over the spatial dims ``in_sp`` (kernel/window ``k_sp``, output
+``out_sp``, ``strides``, ``padding`` (low, high) pairs, ``lhs_dilation`` (holes between
+operand elements, XLA's base dilation) and ``rhs_dilation`` (between window elements))
+gives two constant tables:
+
+* :func:`window_index` (P, K): per output position and window offset, the flat operand
+  position it reads, or ``S = prod(in_sp)`` (out of range) for padding and holes: a
+  ``take`` with that table is the im2col, its fill standing for the padding value;
+* :func:`window_owners` (S, K): per operand position and window offset ``k``, the
+  output position whose window reads it at offset ``k``, or ``P`` (none): a ``take``
+  with it gathers, for each operand element, what every window holding it says about it
+  (the scatter of a window reduction's gradient written as a gather, with no
+  scatter-add).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+#: the tables are constants of the program; beyond this many entries (64 MiB of int32:
+#: long 1-d signals with long windows) the primitive's impl runs as a library step
+MAX_TABLE_ENTRIES = 1 << 24
+
+
+def dilate_dim(d, dilation):
+    """Size of a dim of size ``d`` with ``dilation - 1`` holes between elements."""
+    return 0 if d == 0 else 1 + dilation * (d - 1)
+
+
+def window_index(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation):
+    """(P, K) int32: for each output position and window offset (both row-major) the flat
+    (row-major) operand position it reads, or ``prod(in_sp)`` where it reads padding or
+    a dilation hole."""
+    ndim = len(in_sp)
+    P, K = int(np.prod(out_sp, dtype=np.int64)), int(np.prod(k_sp, dtype=np.int64))
+    o = np.indices(out_sp).reshape(ndim, P, 1)
+    k = np.indices(k_sp).reshape(ndim, 1, K)
+    flat = np.zeros((P, K), np.int64)
+    valid = np.ones((P, K), bool)
+    for d in range(ndim):
+        c = o[d] * strides[d] + k[d] * rhs_dilation[d] - padding[d][0]   # dilated coords
+        ld = lhs_dilation[d]
+        valid &= (c >= 0) & (c < dilate_dim(in_sp[d], ld)) & (c % ld == 0)
+        flat = flat * in_sp[d] + np.clip(c // ld, 0, in_sp[d] - 1)
+    return np.where(valid, flat, int(np.prod(in_sp, dtype=np.int64))).astype(np.int32)
+
+
+def window_owners(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation):
+    """(S, K) int32: for each operand position (row-major over ``in_sp``) and window offset
+    ``k``, the flat output position whose window reads that element at offset ``k``, or
+    ``prod(out_sp)`` where none does. (For a fixed offset at most one window reads an
+    element: ``w * stride = q * lhs_dilation + low - k * rhs_dilation`` fixes ``w``.)"""
+    ndim = len(in_sp)
+    flat = np.zeros((1,) * (2 * ndim), np.int64)
+    valid = np.ones((1,) * (2 * ndim), bool)
+    for d in range(ndim):
+        shape = [1] * (2 * ndim)
+        shape[d], shape[ndim + d] = in_sp[d], k_sp[d]
+        q = np.arange(in_sp[d]).reshape(-1, 1)
+        k = np.arange(k_sp[d]).reshape(1, -1)
+        num = q * lhs_dilation[d] + padding[d][0] - k * rhs_dilation[d]
+        w = num // strides[d]
+        ok = (num % strides[d] == 0) & (w >= 0) & (w < out_sp[d])
+        valid = valid & ok.reshape(shape)
+        flat = flat * out_sp[d] + np.clip(w, 0, max(out_sp[d] - 1, 0)).reshape(shape)
+    S, K = int(np.prod(in_sp, dtype=np.int64)), int(np.prod(k_sp, dtype=np.int64))
+    P = int(np.prod(out_sp, dtype=np.int64))
+    return np.where(valid, flat, P).reshape(S, K).astype(np.int32)
+
+
+class WindowLayout(NamedTuple):
+    """How an operand's windowed dims are gathered: the operand transposed by ``perm``
+    (the windowed dims together, at ``lead``) and its windowed dims flattened into one
+    axis, so that shape ``pre + (S,) + post`` becomes ``pre + (P, K) + post``."""
+
+    perm: tuple      # operand dims -> gathered order (identity when already together)
+    pre: tuple       # sizes of the kept dims before the windowed ones
+    post: tuple      # sizes of the kept dims after them
+    in_sp: tuple
+    out_sp: tuple
+    k_sp: tuple
+    geometry: tuple  # (strides, padding, lhs_dilation, rhs_dilation) of the windowed dims
+
+    @property
+    def lead(self):
+        return len(self.pre)
+
+    @property
+    def P(self):
+        return int(np.prod(self.out_sp, dtype=np.int64))
+
+    @property
+    def K(self):
+        return int(np.prod(self.k_sp, dtype=np.int64))
+
+    @property
+    def S(self):
+        return int(np.prod(self.in_sp, dtype=np.int64))
+
+    def gathered_shape(self, *middle):
+        return self.pre + tuple(middle) + self.post
+
+    def inverse_perm(self):
+        return tuple(int(i) for i in np.argsort(self.perm))
+
+
+def reduction_layout(shape, window_dimensions, window_strides, padding, base_dilation,
+                     window_dilation):
+    """The :class:`WindowLayout` of a window reduction over an operand of concrete
+    ``shape``: windowed dims are those whose window is not a plain (size 1, stride 1,
+    unpadded, undilated) one; the rest are kept as they are. None when nothing is
+    windowed or a table would pass ``MAX_TABLE_ENTRIES``."""
+    nd = len(shape)
+    moving = [d for d in range(nd) if (window_dimensions[d], window_strides[d],
+                                       tuple(padding[d]), base_dilation[d]) != (1, 1, (0, 0), 1)]
+    if not moving:
+        return None
+    first = moving[0]
+    kept_before = [d for d in range(first) if d not in moving]
+    kept_after = [d for d in range(first, nd) if d not in moving]
+    perm = tuple(kept_before + moving + kept_after)
+    pick = lambda seq: tuple(seq[d] for d in moving)   # noqa: E731
+    in_sp, k_sp = pick(shape), pick(window_dimensions)
+    geometry = (pick(window_strides), pick(tuple(tuple(p) for p in padding)),
+                pick(base_dilation), pick(window_dilation))
+    out_sp = tuple(_out_dim(*a) for a in zip(in_sp, k_sp, *geometry))
+    layout = WindowLayout(perm, tuple(shape[d] for d in kept_before),
+                          tuple(shape[d] for d in kept_after), in_sp, out_sp, k_sp, geometry)
+    if 0 in out_sp or layout.S == 0 or \
+            max(layout.P, layout.S) * layout.K > MAX_TABLE_ENTRIES:
+        return None
+    return layout
+
+
+def _out_dim(n, k, stride, pad, lhs_dil, rhs_dil):
+    padded = dilate_dim(n, lhs_dil) + pad[0] + pad[1]
+    window = dilate_dim(k, rhs_dil)
+    return (padded - window) // stride + 1 if padded >= window else 0
+
+
+def to_gathered(ctx, x, layout):
+    """``x`` (in the primitive's dim order: the operand, or an array of the output's
+    shape) as ``pre + (n,) + post``, its windowed dims flattened into ``n``."""
+    if layout.perm != tuple(range(len(layout.perm))):
+        x = ctx.add("transpose", (x,), tuple(x.shape[d] for d in layout.perm), x.dtype,
+                    perm=layout.perm)
+    inner = x.shape[layout.lead:x.ndim - len(layout.post)]
+    shape = layout.gathered_shape(int(np.prod(inner, dtype=np.int64)))
+    return x if tuple(x.shape) == shape else ctx.add("reshape", (x,), shape, x.dtype)
+
+
+def from_gathered(ctx, y, layout, spatial):
+    """``y`` of shape ``pre + (prod(spatial),) + post`` back in the primitive's dim order,
+    its windowed dims of sizes ``spatial``."""
+    shape = layout.gathered_shape(*spatial)
+    if tuple(y.shape) != shape:
+        y = ctx.add("reshape", (y,), shape, y.dtype)
+    inv = layout.inverse_perm()
+    if inv != tuple(range(len(inv))):
+        y = ctx.add("transpose", (y,), tuple(y.shape[d] for d in inv), y.dtype, perm=inv)
+    return y
+
+
+def take_windows(ctx, flat, table, layout, fill):
+    """``take`` of ``flat`` (``pre + (n,) + post``) along its windowed axis at the rows of
+    ``table`` (R, K): ``pre + (R, K) + post``; ``fill`` where a row entry is out of range
+    (None: clamped)."""
+    lead = layout.lead
+    idx = ctx.constant(table)
+    out_dims = (tuple(("o", d) for d in range(lead)) + (("b", 0), ("b", 1))
+                + tuple(("o", lead + 1 + j) for j in range(len(layout.post))))
+    return ctx.add("take", (flat, idx), layout.gathered_shape(*table.shape), flat.dtype,
+                   axis=lead, out_dims=out_dims, fill=fill)
+
+
+def offset_iota(ctx, layout, rows):
+    """int32 ``pre + (rows, K) + post``: each element's window offset."""
+    i32 = np.dtype(np.int32)
+    k = ctx.add("iota", (), (layout.K,), i32, dimension=0)
+    return ctx.broadcast(k, layout.gathered_shape(rows, layout.K), (layout.lead + 1,))
