@@ -581,8 +581,6 @@ CASES = {
     **{n: functools.partial(_hypergeometric, n) for n in (
         "hyp1f1", "hyp1f1_grad", "hyp2f1", "hyp2f1_grad")},
     "population_count": _popcount, "integer_pow": _integer_pow,
-    "square": lambda dt: [Case("square", "square", lax.square, (edge(dt),))] if dt.kind == "c"
-    else [],   # (the complex square; real squares are integer_pow)
     "add": B("add", lax.add), "sub": B("sub", lax.sub), "mul": B("mul", lax.mul),
     "div": B("div", lax.div), "rem": B("rem", lax.rem), "pow": B("pow", lax.pow),
     "max": B("max", lax.max), "min": B("min", lax.min),
