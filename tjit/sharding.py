@@ -882,3 +882,14 @@ set_sharding_checker(check_sharding_constraint,
 # (below: the mode switches are written on the names above)
 from tjit._axis_modes import (  # noqa: E402,F401
     auto_axes, explicit_axes, get_mesh, use_abstract_mesh)
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "PartitionSpec", "Sharding",
+    "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh",
+    "get_mesh", "make_single_device_sharding", "reshard", "set_mesh",
+    "use_abstract_mesh"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -28,3 +28,6 @@ from tjit.distributed.mpi_communicator import MPICommunicator  # noqa: F401
 from tjit.distributed.devices import global_devices  # noqa: F401
 from tjit.distributed.arrays import (  # noqa: F401
     GlobalArray, make_array_from_process_local_data, process_allgather)
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), submodules=(), entry_points=False)  # tab completion lists the public API only

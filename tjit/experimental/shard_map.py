@@ -423,3 +423,11 @@ def _varying_inside(eqn):
                     out |= frozenset(e.params.get("axes", ()))
             stack.extend(subjaxprs(j))
     return out
+
+
+# JAX's name (jax.shard_map since JAX 0.7); the others are helpers
+__all__ = [
+    "shard_map"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only
