@@ -88,3 +88,11 @@ def jacrev(fun, argnums=0, has_aux=False, **kwargs):
 
 
 jacobian = jacrev
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "JAXSparse", "grad", "jacfwd", "jacobian", "jacrev", "value_and_grad"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

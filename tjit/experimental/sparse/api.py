@@ -136,3 +136,11 @@ def random_bcoo(key, shape, *, dtype=jnp.float32, indices_dtype=None, nse=0.2, n
     indices = coords.astype(indices_dtype or jnp.int32).reshape(batch + (nse, n_sparse))
     return BCOO((data, indices), shape=shape, indices_sorted=sorted_indices,
                 unique_indices=unique_indices)
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "BCOO", "BCSR", "JAXSparse", "empty", "eye", "todense"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -477,3 +477,13 @@ def bcoo_concatenate_nse(mats):
     itype = jnp.result_type(*[i for _, i in parts])
     indices = jnp.concatenate([i.astype(itype) for _, i in parts], axis=first.n_batch)
     return BCOO((data, indices), shape=first.shape)
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "BCOO", "bcoo_eliminate_zeros", "bcoo_extract", "bcoo_fromdense",
+    "bcoo_multiply_dense", "bcoo_reduce_sum", "bcoo_sort_indices",
+    "bcoo_sum_duplicates", "bcoo_todense", "bcoo_transpose", "nfold_vmap"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -205,3 +205,12 @@ def bcsr_concatenate(operands, *, dimension):
     """``lax.concatenate`` of BCSR arrays (through BCOO; see :func:`bcoo_concatenate`)."""
     return BCSR.from_bcoo(bcoo_concatenate([m.to_bcoo() for m in operands],
                                            dimension=dimension))
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "BCSR", "bcsr_concatenate", "bcsr_dot_general", "bcsr_extract", "bcsr_fromdense",
+    "bcsr_sum_duplicates", "bcsr_todense", "nfold_vmap"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

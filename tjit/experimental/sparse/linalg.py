@@ -119,3 +119,11 @@ def _lobpcg(matmul, X, m, tol):
 
     i, x, ax, theta, p = lax.while_loop(cond, body, (jnp.int32(0), x, ax, theta, p))
     return theta, x, i
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "lobpcg_standard", "spsolve"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

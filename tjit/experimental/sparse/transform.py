@@ -282,3 +282,11 @@ def _reshape(self, *args, **kwargs):
 
 
 BCOO.reshape = _reshape
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "BCOO", "BCSR", "sparsify"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only
