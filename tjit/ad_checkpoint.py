@@ -13,3 +13,6 @@ from tjit.transforms.checkpoint import (  # noqa: F401
 
 __all__ = ["checkpoint", "remat", "checkpoint_name", "checkpoint_policies",
            "print_saved_residuals", "saved_residuals"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

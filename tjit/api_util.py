@@ -69,3 +69,6 @@ def donation_vector(donate_argnums, donate_argnames, in_tree, kws=True):
 
 __all__ = ["donation_vector", "flatten_axes", "rebase_donate_argnums", "safe_map",
            "shaped_abstractify"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -16,3 +16,6 @@ from tjit.tracing.avals import ShapedArray
 
 __all__ = ["ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "ShapedArray", "Var",
            "get_aval", "jaxpr_as_fun"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -24,3 +24,6 @@ def is_supported_dtype(dtype):
 
 
 __all__ = ["from_dlpack", "is_supported_dtype", "SUPPORTED_DTYPES"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

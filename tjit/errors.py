@@ -25,3 +25,6 @@ __all__ = [
     "NonConcreteBooleanIndexError", "TjitError", "TracerArrayConversionError",
     "TracerBoolConversionError", "TracerIntegerConversionError", "UnexpectedTracerError",
 ]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -342,3 +342,6 @@ def _check_types(name, leaves, avals):
 
 __all__ = ["DisabledSafetyCheck", "Exported", "default_export_platform", "deserialize", "export",
            "is_symbolic_dim", "symbolic_args_specs", "symbolic_shape"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

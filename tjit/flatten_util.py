@@ -101,3 +101,11 @@ def _unravel_list(sizes, shapes, from_dtypes, to_dtype, flat):
     _check_vector(flat, sum(sizes))
     return [lax.convert_element_type(lax.reshape(chunk, shape), dt)
             for chunk, shape, dt in zip(lax.split(flat, sizes), shapes, from_dtypes)]
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "ravel_pytree"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

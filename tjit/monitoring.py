@@ -136,3 +136,6 @@ __all__ = [
     "unregister_event_duration_listener", "unregister_event_listener",
     "unregister_event_time_span_listener", "unregister_scalar_listener",
 ]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -44,3 +44,6 @@ def args_info(lowered):
 
 
 __all__ = ["ArgInfo", "Compiled", "Lowered", "Traced", "Wrapped"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

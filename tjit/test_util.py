@@ -124,3 +124,6 @@ def check_grads(f, args, order, modes=("fwd", "rev"), atol=None, rtol=None, eps=
 
 
 __all__ = ["check_grads", "check_jvp", "check_vjp", "numerical_jvp"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

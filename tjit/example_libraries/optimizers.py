@@ -375,3 +375,15 @@ def pack_optimizer_state(marked_pytree):
                         "of unpack_optimizer_state)")
     states_flat, subtree_defs = _flatten_all([s.subtree for s in sentinels])
     return OptimizerState(states_flat, tree_def, subtree_defs)
+
+
+# JAX's names; the others here are helpers that other tjit modules import
+__all__ = [
+    "JoinPoint", "Optimizer", "OptimizerState", "Schedule", "adagrad", "adam", "adamax",
+    "clip_grads", "constant", "exponential_decay", "inverse_time_decay", "l2_norm",
+    "make_schedule", "momentum", "nesterov", "optimizer", "pack_optimizer_state",
+    "piecewise_constant", "polynomial_decay", "rmsprop", "rmsprop_momentum", "sgd",
+    "sm3", "unpack_optimizer_state"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

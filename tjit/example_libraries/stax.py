@@ -335,3 +335,6 @@ def shape_dependent(make_layer):
     def apply_fun(params, inputs, **kwargs):
         return make_layer(inputs.shape)[1](params, inputs, **kwargs)
     return init_fun, apply_fun
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists the public API only

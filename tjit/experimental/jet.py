@@ -189,3 +189,6 @@ def _compiled(fun, order, factorial_scaled):
 
 __all__ = ["jet", "jet2", "fact", "jet_rules", "zero_series", "zero_term", "ZeroSeries",
            "ZeroTerm", "JetTrace", "JetTracer"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

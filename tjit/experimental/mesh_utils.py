@@ -35,3 +35,6 @@ def create_device_mesh(mesh_shape, devices=None, *, contiguous_submeshes=False,
 
 
 __all__ = ["create_device_mesh"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

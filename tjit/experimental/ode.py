@@ -348,3 +348,6 @@ def _odeint_bwd(func, rtol, atol, mxstep, hmax, residuals, g):
 _odeint.defvjp(_odeint_fwd, _odeint_bwd)
 
 __all__ = ["odeint"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

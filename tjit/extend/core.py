@@ -235,3 +235,6 @@ _USER_PRIMITIVES = weakref.WeakSet()
 
 __all__ = ["ClosedJaxpr", "Jaxpr", "JaxprEqn", "Literal", "Primitive", "Var",
            "get_aval", "jaxpr_as_fun"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -90,6 +90,9 @@ def deflinear2(prim, transpose_rule):
     primitive_transposes[prim] = transpose
 
 
-__all__ = ["UndefinedPrimal", "Zero", "add_jaxvals", "defjvp", "defjvp2", "deflinear",
-           "deflinear2", "instantiate_zeros", "is_undefined_primal", "primitive_jvps",
-           "primitive_transposes", "zeros_like_aval"]
+__all__ = ["UndefinedPrimal", "Zero", "add_jaxvals", "add_tangents", "defjvp", "defjvp2",
+           "deflinear", "deflinear2", "instantiate_zeros", "is_undefined_primal",
+           "primitive_jvps", "primitive_transposes", "zeros_like_aval"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -45,3 +45,6 @@ def _with_dims(prim, out, dim):
 
 __all__ = ["bdim_at_front", "defbroadcasting", "defvectorized", "moveaxis", "not_mapped",
            "primitive_batchers"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -84,3 +84,6 @@ def register_lowering(prim, rule, platform=None):
 
 
 __all__ = ["LoweringFunction", "lower_fun", "register_lowering"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

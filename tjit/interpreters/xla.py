@@ -48,3 +48,6 @@ def _compiled(prim, params):
 
 
 __all__ = ["apply_primitive"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only

@@ -27,3 +27,6 @@ def reset_cache():
 
 
 __all__ = ["set_cache_dir", "reset_cache"]
+
+from tjit._namespace import publish as _publish  # noqa: E402
+_publish(globals(), entry_points=False)  # tab completion lists __all__ only
