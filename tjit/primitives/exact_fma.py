@@ -38,11 +38,23 @@ def fma(xp, a, b, c):
     equal shapes or rank 0)."""
     a, b, c = (xp.asarray(v) for v in (a, b, c))
     dtype = a.dtype
-    if not a.shape == b.shape == c.shape:
-        a, b, c = xp.broadcast_arrays(a, b, c)
+    # (rank-0 operands broadcast in the arithmetic itself; only the result, and the
+    # rare exact-rational lane, need the common shape: broadcast_arrays costs ~5 us)
     if dtype == np.float32:
-        return _fma_by_float64(xp, a, b, c).astype(np.float32)
-    return _fma_float64(xp, a, b, c)
+        out = _fma_by_float64(xp, a, b, c)
+    else:
+        out = _fma_float64(xp, a, b, c)
+    if not a.shape == b.shape == c.shape:
+        shape = max(a.shape, b.shape, c.shape, key=len)
+        if out.shape != shape:   # (the product's error comes in the product's shape)
+            out = xp.broadcast_to(out, shape).copy()
+    return out
+
+
+def _all(xp, mask):
+    """``mask.all()`` as a bool, by a count (a quarter of a reduction's cost on the few
+    elements of an eager call)."""
+    return bool(xp.count_nonzero(mask) == mask.size)
 
 
 def _two_sum(x, y):
@@ -65,44 +77,63 @@ def _round_to_odd(xp, s, e):
 
 def _fma_by_float64(xp, a, b, c):
     """float32 operands: the exact product in float64, plus c rounded there. Rounding
-    that to float32 rounds twice, which can go wrong only where the float64 sum is a
-    float32 midpoint (its low 29 significand bits 1000...0) or below float32's normals
-    (midpoints elsewhere): then the sum is rounded to odd instead."""
+    that to float32 rounds twice, which can go wrong only where the float64 sum is not
+    a float32 already (the product's own error, the common use, always is, unless it
+    underflows) and is a float32 midpoint (its low 29 significand bits 1000...0) or below
+    float32's normals (midpoints elsewhere): then the sum is rounded to odd instead."""
     p = a.astype(np.float64) * b
     s = p + c
+    out = s.astype(np.float32)
+    if _all(xp, out == s):
+        return out      # one rounding, exact (NaN compares false: it takes the test)
     bits = s.view(xp.int64)
     risky = ((bits & _LOW29) == _HALF29) | ((xp.abs(s) < _F32_NORMAL) & (s != 0))
     if bool(risky.any()):
-        s = _round_to_odd(xp, *_two_sum(p, c.astype(np.float64)))
-    return s
+        out = _round_to_odd(xp, *_two_sum(p, c.astype(np.float64))).astype(np.float32)
+    return out
 
 
 def _two_product(a, b):
-    """(p, e): p = a * b rounded, p + e = a * b exactly (Dekker), for |a|, |b| <=
-    2**995 and no underflow of e."""
+    """(p, e): p = a * b rounded, p + e = a * b exactly (Dekker), where the splits do
+    not overflow (e is NaN where one does) and e does not underflow."""
     def split(x):
         t = x * _VELTKAMP
         hi = t - (t - x)
         return hi, x - hi
     a_hi, a_lo = split(a)
-    b_hi, b_lo = split(b)
     p = a * b
+    if b is a:      # (a square: one split)
+        cross = a_hi * a_lo
+        return p, ((a_hi * a_hi - p) + (cross + cross)) + a_lo * a_lo
+    b_hi, b_lo = split(b)
     return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
 
 
 def _fma_float64(xp, a, b, c):
     uh, ul = _two_product(a, b)
+    if _all(xp, c == -uh):
+        # fma(a, b, -(a*b)), the product's own rounding error (every use): Dekker's ul
+        # exactly where |uh| is in [2**-960, 2**1020] (nothing in it underflows or
+        # overflows) and no split overflowed (one that does leaves NaN in ul, so in
+        # uh + ul, which is uh elsewhere: |ul| <= half an ulp of uh); and exactly
+        # a*b + c where a factor is 0 (that product is exact; the sum keeps IEEE's
+        # signs of zero: c == -uh holds for c = -0 == uh too)
+        size = xp.abs(uh + ul)
+        ok = (size >= _PRODUCT_MIN) & (size <= _SUM_MAX)
+        if _all(xp, ok):
+            return ul
+        zero = (a == 0) | (b == 0)
+        if _all(xp, ok | zero):
+            return xp.where(zero, uh + c, ul)
     # (NaN compares false: "fine" also says finite)
     auh = xp.abs(uh)
     fine = ((xp.abs(a) <= _SPLIT_MAX) & (xp.abs(b) <= _SPLIT_MAX) & (xp.abs(c) <= _SUM_MAX)
             & (auh <= _SUM_MAX) & (auh >= _PRODUCT_MIN))
-    all_fine = bool(fine.all())
-    if all_fine and bool((c == -uh).all()):
-        return ul       # fma(a, b, -(a*b)): the product's exact error (the common use)
     th, tl = _two_sum(c, uh)
     z = th + _round_to_odd(xp, *_two_sum(tl, ul))
-    if all_fine:
+    if _all(xp, fine):
         return z
+    a, b, c = xp.broadcast_arrays(a, b, c)
     finite = xp.isfinite(a) & xp.isfinite(b) & xp.isfinite(c)
     zero_factor = (a == 0) | (b == 0)
     # a * b exact (a zero factor: the signs of zero as a * b + c), else IEEE's specials;
