@@ -75,7 +75,8 @@ _publish(globals(), submodules=(  # tab completion lists the public API only
     "numpy", "lax", "nn", "random", "tree_util", "tree", "ad_checkpoint", "distributed",
     "sharding", "experimental", "devices", "scipy", "ops", "debug", "export", "stages",
     "dlpack", "errors", "monitoring", "api_util", "version",
-    "dtypes", "typing", "profiler", "image", "custom_batching"),
+    "dtypes", "typing", "profiler", "image", "custom_batching", "custom_derivatives", "ad",
+    "ref"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES
