@@ -156,3 +156,22 @@ def test_complex64_power_within_an_ulp_of_mpmath(path):
         ulp = float(np.spacing(np.float32(abs(t))))
         worst = max(worst, abs(g.real - t.real) / ulp, abs(g.imag - t.imag) / ulp)
     assert worst <= 1.0, worst
+
+
+@pytest.mark.parametrize("path", ["eager", "jit"])
+def test_complex_sinc_keeps_conjugate_symmetry(path):
+    """sinc(-1e-3j) was 1.0000017 + 0j (NumPy and JAX: - 0j): the Maclaurin branch's
+    constants carry +0 imaginary parts (benchmarks/diff_complex.py)."""
+    f = jnp.sinc if path == "eager" else tjit.jit(jnp.sinc)
+    y = np.array([1e-30, 1e-9, 1e-3, 0.02, 0.3, 2.5], np.float32)
+    for sign in (1, -1):
+        z = (0 + 1j * sign * y).astype(np.complex64)
+        got = np.asarray(f(z))
+        want = np.sinc(z.astype(np.complex128)).astype(np.complex64)  # sinh(pi y) / (pi y)
+        assert np.allclose(got.real, want.real, rtol=1e-6, atol=0), (z, got, want)
+        assert (got.imag == 0).all() and (np.signbit(got.imag) == (sign < 0)).all(), (z, got)
+    # off the axes: sinc(conj z) == conj(sinc z) exactly
+    rng = np.random.default_rng(2207)
+    z = (rng.standard_normal(50) * 0.3 + 1j * rng.standard_normal(50) * 0.3).astype(
+        np.complex64)
+    assert _same(np.asarray(f(np.conj(z))), np.conj(np.asarray(f(z)))).all()

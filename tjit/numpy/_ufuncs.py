@@ -1353,6 +1353,18 @@ def sinc(x, /):
     series: differentiating sin(t) / t there subtracts cos(t) / t from sin(t) / t^2, two
     values near 1 / t, and float32 grad at x = 1e-9 gave -50 where the slope is ~2e-9."""
     x = promote_dtypes_inexact(ensure_array("sinc", x))[0]
+    if dtypes.is_complex(x.dtype):
+        # sinc(conj z) = conj(sinc z), as NumPy's and JAX's sin(pi z) / (pi z) keep it: the
+        # series' constants have +0 imaginary parts, so sinc(-1e-3j) came out 1.0000016 + 0j
+        # (NumPy and JAX: - 0j). Evaluated in the upper half plane and reflected back.
+        lower = lax.lt(lax.imag(x), _constant_like(lax.imag(x), 0))  # (-0: as computed)
+        z = lax.select(lower, lax.conj(x), x)
+        out = _sinc(z)
+        return lax.select(lower, lax.conj(out), out)
+    return _sinc(x)
+
+
+def _sinc(x):
     pix = lax.mul(x, _constant_like(x, np.pi))  # (JAX's lax._const: weak for weak scalars)
     zero = lax.eq(x, lax.full_like(x, 0))
     below = _SINC_SERIES_BELOW.get(np.dtype(x.dtype), 0.5)
