@@ -1,6 +1,6 @@
 """``tjit.lax`` collectives over named axes, with ``jax.lax``'s signatures: ``psum``,
 ``pmean``, ``pmax``, ``pmin``, ``all_gather``, ``psum_scatter``, ``all_to_all``,
-``ppermute``, ``axis_index`` and ``axis_size``.
+``ppermute``, ``pshuffle``, ``pswapaxes``, ``axis_index`` and ``axis_size``.
 
 An axis name is bound by ``vmap(f, axis_name=...)`` or ``pmap(f, axis_name=...)``;
 ``axis_name`` may be a tuple of names (the axes together, the first one major). The
@@ -288,6 +288,48 @@ def ppermute(x, axis_name, perm):
                                  for v in leaves])
 
 
+def pshuffle(x, axis_name, perm):
+    """``ppermute`` with the permutation as a list of sources: member ``i`` gets the ``x``
+    of member ``perm[i]``. ``perm`` holds every index of the axis exactly once; ``x`` may
+    be a pytree.
+
+    >>> jax.vmap(lambda x: jax.lax.pshuffle(x, 'i', [2, 0, 1]), axis_name='i')(jnp.arange(3.0))
+    Array([2., 0., 1.], dtype=float32)
+    """
+    try:
+        perm = [int(p) for p in perm]
+    except (TypeError, ValueError):
+        raise TypeError(f"pshuffle: perm must be a sequence of ints (the source of each "
+                        f"member), got {perm!r:.80}") from None
+    if sorted(perm) != list(range(len(perm))):
+        raise ValueError(f"pshuffle: perm {perm} is not a permutation of 0..{len(perm) - 1}; "
+                         f"list each member's source index exactly once")
+    axes = canonical_axes(axis_name, "pshuffle")
+    if len(perm) != axes_size(axes):   # (JAX's documented contract; it does not check)
+        raise ValueError(f"pshuffle: perm has {len(perm)} entries but axes {axes} have "
+                         f"{axes_size(axes)} members; give one source per member")
+    return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
+
+
+def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
+    """Swap the named axis with positional axis ``axis`` of each member's ``x`` (whose
+    size must be the axis size): member ``i`` gets ``[x_j[i] for j]`` along ``axis``. An
+    ``all_to_all`` that splits and concatenates along ``axis``; ``x`` may be a pytree.
+
+    >>> jax.vmap(lambda x: jax.lax.pswapaxes(x, 'i', 0), axis_name='i')(
+    ...     jnp.arange(4).reshape(2, 2))
+    Array([[0, 2],
+           [1, 3]], dtype=int32)
+    """
+    leaves, tree = tree_flatten(x)
+    try:
+        return tree_unflatten(tree, [all_to_all(v, axis_name, axis, axis,
+                                                axis_index_groups=axis_index_groups)
+                                     for v in leaves])
+    except ShapeError as e:
+        raise ShapeError(f"pswapaxes (an all_to_all along axis {axis}): {e}") from None
+
+
 __all__ = [
     "all_gather",
     "all_to_all",
@@ -297,6 +339,8 @@ __all__ = [
     "pmean",
     "pmin",
     "ppermute",
+    "pshuffle",
     "psum",
     "psum_scatter",
+    "pswapaxes",
 ]
