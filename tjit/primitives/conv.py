@@ -22,7 +22,11 @@ fused gather kernel (``take`` of a constant window index, padding and dilation h
 reading the gather's zero fill), then a ``dot`` (the target's gemm: tjit's own threaded
 one on the CPU, not OpenBLAS's thread pool, which stalls for milliseconds on a loaded
 machine) whose result's reshape and transposes fuse into the consumers; other dtypes and
-symbolic sizes run the impl as a library step.
+symbolic sizes run the impl as a library step. With lhs dilation (conv_transpose, the
+input gradient of a strided convolution) most window entries are holes: the output
+positions are split into phase classes that read at the same offsets, and one batched
+dot over the classes multiplies only those (``window_gather.phase_tables``; a quarter
+of the work at stride 2 in 2-D).
 
 Rules: the jvp is bilinear; the transposes are JAX's (``_conv_general_dilated_transpose_lhs``
 / ``_rhs``): the lhs cotangent is a convolution of the cotangent with the spatially flipped
@@ -42,7 +46,7 @@ from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.slicing import simplify_dim
-from tjit.primitives.window_gather import dilate_dim, window_index
+from tjit.primitives.window_gather import dilate_dim, phase_tables, window_index
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -364,11 +368,6 @@ def _conv_lowering(ctx, lhs, rhs, **p):
         x = reshape(transpose(lhs, lspec), (g.B, g.Nb, g.G, g.I) + in_sp)
         x = transpose(x, (0, 2, 1) + tuple(range(4, 4 + nsp)) + (3,))
     x = reshape(x, (g.B, g.G, g.Nb, S, g.I))
-    # im2col (B, G, Nb, P, K, I), contracted over (K, I) by the dot as it is
-    idx = ctx.constant(_window_index(in_sp, g, p))
-    cols = ctx.add("take", (x, idx), (g.B, g.G, g.Nb, g.P, g.K, g.I), dt, axis=3,
-                   out_dims=(("o", 0), ("o", 1), ("o", 2), ("b", 0), ("b", 1), ("o", 4)),
-                   fill=0.0)
     # kernel (B, G, K, I, Og)
     if g.B == g.G == 1:
         wm = transpose(rhs, tuple(rspec[2:]) + (rspec[1], rspec[0]))
@@ -376,11 +375,43 @@ def _conv_lowering(ctx, lhs, rhs, **p):
         w = reshape(transpose(rhs, rspec), (g.B, g.G, g.Og, g.I, g.K))
         wm = transpose(w, (0, 1, 4, 3, 2))
     wm = reshape(wm, (g.B, g.G, g.K, g.I, g.Og))
+    phases = phase_tables(in_sp, g.out_sp, g.k_sp, p["window_strides"], p["padding"],
+                          p["lhs_dilation"], p["rhs_dilation"])
+    if phases is None:
+        # im2col (B, G, Nb, P, K, I), contracted over (K, I) by the dot as it is
+        idx = ctx.constant(_window_index(in_sp, g, p))
+        cols = ctx.add("take", (x, idx), (g.B, g.G, g.Nb, g.P, g.K, g.I), dt, axis=3,
+                       out_dims=(("o", 0), ("o", 1), ("o", 2), ("b", 0), ("b", 1), ("o", 4)),
+                       fill=0.0)
+        y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb, g.P, g.Og), dt,
+                    dimension_numbers=(((4, 5), (2, 3)), ((0, 1), (0, 1))))
+    else:
+        y = _phased_gemm(ctx, x, wm, g, phases, dt)
     split, perm, canon, to_out = _out_layout(g, ospec)
-    y = ctx.add("dot", (cols, wm), (g.B, g.G, g.Nb, g.P, g.Og), dt,
-                dimension_numbers=(((4, 5), (2, 3)), ((0, 1), (0, 1))))
     y = reshape(transpose(reshape(y, split), perm), canon)
     return transpose(y, to_out)
+
+
+def _phased_gemm(ctx, x, wm, g, phases, dt):
+    """The (B, G, Nb, P, Og) gemm result of an lhs-dilated convolution (a transposed one,
+    or a strided one's input gradient) without the dilation holes: per phase class (C of
+    them, ``window_gather.phase_tables``) an im2col of the offsets that read elements and
+    those offsets' rows of the kernel, one batched dot over the classes, and a take that
+    puts each output position back in order (a zero where its window reads only holes)."""
+    C, Pm, Km = phases.index.shape
+    cols = ctx.add("take", (x, ctx.constant(phases.index)), (g.B, g.G, C, g.Nb, Pm, Km, g.I),
+                   dt, axis=3, fill=0.0, out_dims=(("o", 0), ("o", 1), ("b", 0), ("o", 2),
+                                                   ("b", 1), ("b", 2), ("o", 4)))
+    wsel = ctx.add("take", (wm, ctx.constant(phases.offsets)), (g.B, g.G, C, Km, g.I, g.Og),
+                   dt, axis=2, fill=0.0, out_dims=(("o", 0), ("o", 1), ("b", 0), ("b", 1),
+                                                   ("o", 3), ("o", 4)))
+    y = ctx.add("dot", (cols, wsel), (g.B, g.G, C, g.Nb, Pm, g.Og), dt,
+                dimension_numbers=(((5, 6), (3, 4)), ((0, 1, 2), (0, 1, 2))))
+    y = ctx.add("transpose", (y,), (g.B, g.G, g.Nb, C, Pm, g.Og), dt, perm=(0, 1, 3, 2, 4, 5))
+    y = ctx.add("reshape", (y,), (g.B, g.G, g.Nb, C * Pm, g.Og), dt)
+    return ctx.add("take", (y, ctx.constant(phases.back)), (g.B, g.G, g.Nb, g.P, g.Og), dt,
+                   axis=3, fill=0.0, out_dims=(("o", 0), ("o", 1), ("o", 2), ("b", 0),
+                                                ("o", 4)))
 
 
 conv_general_dilated_p.lowering = _conv_lowering

@@ -17,6 +17,7 @@ gives two constant tables:
   scatter-add).
 """
 
+import itertools
 from typing import NamedTuple
 
 import numpy as np
@@ -182,3 +183,54 @@ def offset_iota(ctx, layout, rows):
     i32 = np.dtype(np.int32)
     k = ctx.add("iota", (), (layout.K,), i32, dimension=0)
     return ctx.broadcast(k, layout.gathered_shape(rows, layout.K), (layout.lead + 1,))
+
+
+class PhaseTables(NamedTuple):
+    """A window geometry with lhs (base) dilation split into phase classes: output
+    positions whose windows read operand elements (not holes) at the same window
+    offsets. Rows and offsets past a class's own are padding (out of range)."""
+
+    index: np.ndarray     # (C, Pmax, Kmax): window_index restricted to each class
+    offsets: np.ndarray   # (C, Kmax): the class's window offsets (flat), K past them
+    back: np.ndarray      # (P,): each output position's row c * Pmax + p in the classes,
+    #                       C * Pmax (out of range: a zero) where its window reads no element
+
+
+def phase_tables(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation):
+    """The :class:`PhaseTables` of a geometry, or None when no dim is lhs-dilated (or no
+    window reads an element). Along a dim of lhs dilation ``ld`` the output ``o`` reads
+    an element (not a hole) at offset ``k`` exactly when ``(o * stride - low + k *
+    rhs_dilation) % ld == 0``: grouped by ``(o * stride - low) % ld`` the positions share
+    their offsets, about ``1 / ld`` of them (a strided convolution's input gradient: a
+    quarter of a 2-D window at stride 2), so a gemm per class skips the holes the plain
+    im2col multiplies by. The product of the dims' groups gives the classes."""
+    if all(ld == 1 for ld in lhs_dilation):
+        return None
+    per_dim = []    # per dim: list of (positions, offsets)
+    for n, k, s, (lo, _), ld, rd in zip(out_sp, k_sp, strides, padding, lhs_dilation,
+                                        rhs_dilation):
+        groups = {}
+        for o in range(n):
+            groups.setdefault((o * s - lo) % ld, []).append(o)
+        per_dim.append([(pos, [j for j in range(k) if (r + j * rd) % ld == 0])
+                        for r, pos in sorted(groups.items())])
+    full = window_index(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation)
+    S = int(np.prod(in_sp, dtype=np.int64))
+    K = int(np.prod(k_sp, dtype=np.int64))
+    classes = []    # (positions, offsets); positions whose windows read only holes
+    for combo in itertools.product(*per_dim):     # are in none: their outputs are 0
+        if all(offs for _, offs in combo):
+            classes.append(tuple(np.ravel_multi_index(np.ix_(*part), sp).ravel()
+                                 for part, sp in zip(zip(*combo), (out_sp, k_sp))))
+    if not classes:
+        return None
+    p_max = max(len(p) for p, _ in classes)
+    k_max = max(len(o) for _, o in classes)
+    index = np.full((len(classes), p_max, k_max), S, np.int32)
+    offsets = np.full((len(classes), k_max), K, np.int32)
+    back = np.full(int(np.prod(out_sp, dtype=np.int64)), len(classes) * p_max, np.int32)
+    for c, (pos, off) in enumerate(classes):
+        index[c, :len(pos), :len(off)] = full[np.ix_(pos, off)]
+        offsets[c, :len(off)] = off
+        back[pos] = c * p_max + np.arange(len(pos))
+    return PhaseTables(index, offsets, back)
