@@ -28,6 +28,7 @@ from tjit.lax._reshaping import *  # noqa: F401,F403
 from tjit.lax._bits import *  # noqa: F401,F403
 from tjit.lax._annotations import *  # noqa: F401,F403
 from tjit.lax._platform import *  # noqa: F401,F403
+from tjit.lax._value_dtype import *  # noqa: F401,F403
 from tjit.lax import linalg  # noqa: F401
 from tjit.lax._primitives import *  # noqa: F401,F403  (lax.exp_p, ...: after the others)
 from tjit.primitives.elementwise import ROUND_AWAY_FROM_ZERO, ROUND_TO_NEAREST_EVEN  # noqa
