@@ -163,3 +163,18 @@ def test_eig_eigh_implementation():
         L.eig(a, implementation=L.EigImplementation.CUSOLVER)
     with pytest.raises(NotImplementedError, match="enable_eigvec_derivs=True"):
         L.eig(a, enable_eigvec_derivs=True)
+
+
+def test_svd_algorithm():
+    from tjit.lax import linalg as L
+    a = np.array([[2.0, 1.0, 0.5], [1.0, 3.0, -1.0]], np.float32)
+    want = np.linalg.svd(a.astype(np.float64), compute_uv=False)
+    for alg in (None, L.SvdAlgorithm.DEFAULT, L.SvdAlgorithm.QR,
+                L.SvdAlgorithm.DIVIDE_AND_CONQUER):
+        u, s, vh = L.svd(a, full_matrices=False, algorithm=alg)
+        np.testing.assert_allclose(s, want, rtol=1e-5)
+        np.testing.assert_allclose((u * s) @ vh, a, rtol=1e-5, atol=1e-5)
+    with pytest.raises(NotImplementedError, match="algorithm=SvdAlgorithm.JACOBI"):
+        L.svd(a, algorithm=L.SvdAlgorithm.JACOBI)
+    with pytest.raises(TypeError, match="algorithm must be a lax.linalg.SvdAlgorithm"):
+        L.svd(a, algorithm="qr")

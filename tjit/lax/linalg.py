@@ -77,10 +77,19 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorit
       x: a batch of matrices (..., m, n).
       full_matrices: square u and vh if True, else reduced to ``k = min(m, n)``.
       compute_uv: also return the singular vectors.
+      algorithm: a :class:`SvdAlgorithm` or None. DEFAULT, QR and DIVIDE_AND_CONQUER
+        run the device library's SVD; JACOBI and POLAR raise NotImplementedError (as
+        JAX's on the CPU).
 
     Returns:
       ``(u, s, vh)`` if ``compute_uv`` else ``s`` (descending, real).
     """
+    if algorithm is not None and not isinstance(algorithm, SvdAlgorithm):
+        raise TypeError(f"lax.linalg.svd: algorithm must be a lax.linalg.SvdAlgorithm or "
+                        f"None, got {algorithm!r:.60}")
+    if algorithm in (SvdAlgorithm.JACOBI, SvdAlgorithm.POLAR):
+        raise NotImplementedError(f"lax.linalg.svd: algorithm={algorithm} is not supported "
+                                  f"by tjit; use DEFAULT, QR or DIVIDE_AND_CONQUER")
     if subset_by_index is not None:
         raise NotImplementedError("lax.linalg.svd: subset_by_index is not supported; "
                                   "slice the result instead")
@@ -90,6 +99,17 @@ def svd(x, *, full_matrices=True, compute_uv=True, subset_by_index=None, algorit
         return outs[0]
     s, u, vt = outs
     return u, s, vt
+
+
+class SvdAlgorithm(enum.Enum):
+    """``jax.lax.linalg.SvdAlgorithm``, svd's ``algorithm``: for DEFAULT, QR and
+    DIVIDE_AND_CONQUER tjit runs the device library's SVD (LAPACK's divide and conquer,
+    through NumPy, on the CPU); JACOBI and POLAR are not supported."""
+    DEFAULT = "default"
+    QR = "QR"
+    JACOBI = "Jacobi"
+    POLAR = "polar"
+    DIVIDE_AND_CONQUER = "divide_and_conquer"
 
 
 class EighImplementation(enum.Enum):
@@ -221,7 +241,7 @@ __all__ = ["cholesky", "qr", "svd", "eig", "eigh", "schur", "lu", "triangular_so
            "tridiagonal_solve", "symmetric_product", "cholesky_update",
            "lu_pivots_to_permutation", "householder_product", "ormqr", "hessenberg",
            "tridiagonal", "qdwh", "cholesky_p", "qr_p", "svd_p", "eigh_p", "lu_p",
-           "triangular_solve_p", "EighImplementation", "EigImplementation"]
+           "triangular_solve_p", "EighImplementation", "EigImplementation", "SvdAlgorithm"]
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=())  # tab completion lists the public API only
