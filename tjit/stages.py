@@ -18,6 +18,10 @@ from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
 Traced = Lowered
 
+#: ``jax.stages.CompilerOptions`` (XLA's options, a dict), for annotations in ported code;
+#: tjit's ``Lowered.compile`` takes no compiler options
+CompilerOptions = dict[str, str | bool]
+
 
 @dataclasses.dataclass(frozen=True)
 class ArgInfo:
@@ -43,7 +47,7 @@ def args_info(lowered):
                                             for i, a in enumerate(avals)])
 
 
-__all__ = ["ArgInfo", "Compiled", "Lowered", "Traced", "Wrapped"]
+__all__ = ["ArgInfo", "Compiled", "CompilerOptions", "Lowered", "Traced", "Wrapped"]
 
 from tjit._namespace import publish as _publish  # noqa: E402
 _publish(globals(), entry_points=False)  # tab completion lists __all__ only
