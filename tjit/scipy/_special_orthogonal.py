@@ -1,5 +1,6 @@
-"""``jax.scipy.special.bessel_jn`` (Bessel functions of the first kind of orders 0..v) and
-``sph_harm_y`` (spherical harmonics), as compositions of ``tjit.numpy``/``lax`` (so ``jit``,
+"""``jax.scipy.special.bessel_jn`` (Bessel functions of the first kind of orders 0..v),
+``sph_harm_y`` (spherical harmonics) and ``lpmn``/``lpmn_values`` (associated Legendre
+functions on a grid of orders and degrees), as compositions of ``tjit.numpy``/``lax`` (so ``jit``,
 ``vmap`` and ``grad`` go through them): recurrences run as ``fori_loop``s over elementwise
 carries."""
 
@@ -162,3 +163,104 @@ def _normalized_legendre(n, m, x, sin_abs, n_max):
 
     _, p_n = lax.fori_loop(2, n_max + 1, degree, (p_mm, p_m1))
     return jnp.where(n == m, p_mm, jnp.where(n == m + 1, p_m1, p_n))
+
+
+def _legendre_args(name, m, n, z):
+    m = _static_int(name, "m", m, "pass the largest order as a Python int")
+    n = _static_int(name, "n", n, "pass the largest degree as a Python int")
+    if m < 0 or n < 0:
+        raise ValueError(f"{name}: the largest order m and degree n must be >= 0, got "
+                         f"m={m}, n={n}")
+    z = jnp.asarray(z)
+    if z.dtype not in (np.float32, np.float64):
+        raise TypeError(f"{name}: z must be a float32 or float64 array (as JAX's), got "
+                        f"{z.dtype}; convert it with z.astype(jnp.float32)")
+    if z.ndim != 1:
+        raise ValueError(f"{name}: z must be a 1-D array of sample points, got shape "
+                         f"{z.shape}; pass z.ravel() and reshape the last axis")
+    return m, n, z
+
+
+def _legendre_grid(order, degree, z, normalized):
+    """``P_l^k(z)`` (with ``(-1)^k``) for ``k <= order``, ``l <= degree``: shape
+    ``(order + 1, degree + 1, len(z))``, 0 where ``k > l``. The diagonal ``P_k^k`` is a
+    cumulative product over k; then a scan over the degree runs the three-term recurrence
+    for all orders at once (SciPy's and JAX's; orthonormal on the sphere when
+    ``normalized``: ``sqrt((2l + 1) (l - k)! / (4 pi (l + k)!))`` times)."""
+    big = max(order, degree)
+    k = jnp.arange(big + 1, dtype=z.dtype)[:, None]
+    sin = jnp.sqrt(1 - z * z)[None, :]
+    if normalized:  # P_k^k = -sqrt(1 + 1/(2k)) sin P_{k-1}^{k-1}, P_0^0 = 1/sqrt(4 pi)
+        step = -jnp.sqrt(1 + 0.5 / jnp.maximum(k, 1)) * sin
+        first = 0.5 / np.sqrt(np.pi)
+    else:           # P_k^k = -(2k - 1) sin P_{k-1}^{k-1}, P_0^0 = 1
+        step = -(2 * k - 1) * sin
+        first = 1.0
+    diag = first * jnp.cumprod(jnp.where(k == 0, 1.0, step), axis=0)
+    next_diag = (jnp.sqrt(2 * k + 3) if normalized else 2 * k + 1) * z * diag  # P_{k+1}^k
+
+    def degree_step(carry, l_):
+        p2, p1 = carry   # P_{l-2}, P_{l-1} for every order
+        if normalized:
+            a = jnp.sqrt((4 * l_ * l_ - 1) / jnp.maximum(l_ * l_ - k * k, 1))
+            lm1 = l_ - 1
+            b = jnp.sqrt(jnp.maximum(lm1 * lm1 - k * k, 0) / jnp.maximum(4 * lm1 * lm1 - 1, 1))
+            general = a * (z * p1 - b * p2)
+        else:
+            general = ((2 * l_ - 1) * z * p1 - (l_ + k - 1) * p2) / jnp.maximum(l_ - k, 1)
+        p = jnp.where(k == l_, diag, jnp.where(k == l_ - 1, next_diag,
+                                               jnp.where(k < l_, general, 0.0)))
+        return (p1, p), p
+
+    zeros = jnp.zeros((big + 1, z.shape[0]), z.dtype)
+    _, by_degree = lax.scan(degree_step, (zeros, zeros), jnp.arange(big + 1, dtype=z.dtype))
+    return jnp.moveaxis(by_degree, 0, 1)[:order + 1, :degree + 1]
+
+
+def _legendre_derivatives(p, z):
+    """``d/dz P_l^k(z)`` from ``P_l^k`` and ``P_{l-1}^k``: ``(l z P_l^k - (l + k)
+    P_{l-1}^k) / (z^2 - 1)``; at ``z = +-1`` the limits SciPy's lpmn gives (finite for
+    k = 0 and 2, infinite for k = 1, 0 beyond)."""
+    order, degree = p.shape[0] - 1, p.shape[1] - 1
+    k = jnp.arange(order + 1, dtype=z.dtype)[:, None, None]
+    l_ = jnp.arange(degree + 1, dtype=z.dtype)[None, :, None]
+    below = jnp.concatenate([jnp.zeros_like(p[:, :1]), p[:, :-1]], axis=1)   # P_{l-1}
+    edge = jnp.abs(z) == 1
+    inner = (l_ * z * p - (l_ + k) * below) / jnp.where(edge, -1.0, z * z - 1)
+    sign = jnp.where(z < 0, -1.0, 1.0)
+    power = sign ** (l_ + 1)    # the limits' parity at z = -1
+    at_edge = jnp.where(k == 0, 0.5 * l_ * (l_ + 1) * power,
+                        jnp.where(k == 1, jnp.where(l_ >= 1, np.inf * sign * power, 0.0),
+                                  jnp.where(k == 2, -0.25 * (l_ + 2) * (l_ + 1) * l_ * (l_ - 1)
+                                            * power, 0.0)))
+    return jnp.where(edge, at_edge, inner).astype(z.dtype)
+
+
+def lpmn(m, n, z):
+    """Associated Legendre functions of the first kind ``P_l^k(z)`` (with the
+    Condon-Shortley phase ``(-1)^k``) and their derivatives in ``z``, for every order
+    ``k <= m`` and degree ``l <= n`` (SciPy's ``lpmn``).
+
+    Args:
+      m, n: the largest order and degree, static ints. JAX supports ``m == n`` only;
+        tjit gives SciPy's result for any ``m, n >= 0``.
+      z: a 1-D float32 or float64 array of points in ``[-1, 1]``.
+
+    Returns:
+      ``(values, derivatives)``, each of shape ``(m + 1, n + 1, len(z))`` and z's dtype,
+      indexed ``[k, l]``; 0 where ``k > l``. At ``z = +-1`` the derivatives are SciPy's
+      limits (infinite for ``k = 1``).
+    """
+    m, n, z = _legendre_args("lpmn", m, n, z)
+    p = _legendre_grid(m, n, z, normalized=False)
+    return p, _legendre_derivatives(p, z)
+
+
+def lpmn_values(m, n, z, is_normalized):
+    """The values of :func:`lpmn` (``P_l^k(z)`` for ``k <= m``, ``l <= n``, shape
+    ``(m + 1, n + 1, len(z))``); with ``is_normalized`` each times ``sqrt((2l + 1)
+    (l - k)! / (4 pi (l + k)!))``, the factor that makes the spherical harmonics
+    orthonormal (computed by its own recurrence, so large degrees do not overflow).
+    JAX supports ``m == n`` only; tjit any ``m, n >= 0``."""
+    m, n, z = _legendre_args("lpmn_values", m, n, z)
+    return _legendre_grid(m, n, z, normalized=bool(is_normalized))

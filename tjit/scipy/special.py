@@ -39,7 +39,8 @@ __all__ = [
     "erfinv", "expit", "factorial", "gamma", "gammainc", "gammaincc", "gammaln", "gammasgn",
     "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax", "logit", "logsumexp",
     "multigammaln", "ndtr", "ndtri", "polygamma", "rel_entr", "softmax", "xlog1py", "xlogy",
-    "zeta", "fresnel", "hyp1f1", "hyp2f1", "owens_t", "wofz", "bessel_jn", "sph_harm_y"]
+    "zeta", "fresnel", "hyp1f1", "hyp2f1", "owens_t", "wofz", "bessel_jn", "sph_harm_y",
+    "lpmn", "lpmn_values"]
 
 logsumexp = nn.logsumexp
 
@@ -860,7 +861,8 @@ from tjit.scipy._special_integrals import (  # noqa: E402,F401  (re-exported)
 
 from tjit.scipy._special_hypergeometric import (  # noqa: E402,F401  (re-exported)
     fresnel, hyp1f1, hyp2f1, owens_t, wofz)
-from tjit.scipy._special_orthogonal import bessel_jn, sph_harm_y  # noqa: E402,F401
+from tjit.scipy._special_orthogonal import (  # noqa: E402,F401
+    bessel_jn, lpmn, lpmn_values, sph_harm_y)
 
 from tjit._namespace import publish as _publish  # noqa: E402
 _publish(globals(), submodules=())  # tab completion lists the public API only
