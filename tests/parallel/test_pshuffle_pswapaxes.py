@@ -1,5 +1,6 @@
-"""lax.pshuffle and lax.pswapaxes (JAX's wrappers of ppermute and all_to_all) under vmap
-and jit against NumPy indexing, pytrees, and their bad-input errors."""
+"""lax.pshuffle, lax.pswapaxes and lax.pbroadcast (JAX's wrappers of ppermute, all_to_all
+and a collective broadcast) under vmap and jit against NumPy indexing, pytrees, grad,
+and their bad-input errors."""
 
 import numpy as np
 import pytest
@@ -50,3 +51,27 @@ def test_pswapaxes_pytree_and_size_error():
     np.testing.assert_array_equal(np.asarray(got[1]), -x.T)
     with pytest.raises(ShapeError, match=r"pswapaxes \(an all_to_all along axis 0\)"):
         tjit.vmap(lambda v: lax.pswapaxes(v, "i", 0), axis_name="i")(x[:, :3])
+
+
+def test_pbroadcast_copies_the_source_members_bits():
+    x = np.array([[1.0, -0.0], [np.nan, 2.0], [-0.0, 3.0], [4.0, np.inf]], np.float32)
+    for source in range(4):
+        for wrap in (lambda f: f, tjit.jit):
+            got = np.asarray(wrap(tjit.vmap(lambda v: lax.pbroadcast(v, "i", source),
+                                            axis_name="i"))(x))
+            want = np.broadcast_to(x[source], x.shape)
+            np.testing.assert_array_equal(got, want)
+            assert np.array_equal(np.signbit(got), np.signbit(want))   # -0.0 stays -0.0
+
+
+def test_pbroadcast_two_axes_pytree_grad_and_errors():
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    inner = tjit.vmap(lambda v: lax.pbroadcast({"a": v}, ("i", "j"), 4)["a"], axis_name="j")
+    got = tjit.vmap(inner, axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(got), np.full((2, 3), x.reshape(-1)[4]))
+    g = tjit.grad(lambda v: tjit.vmap(lambda u: lax.pbroadcast(u, "i", 1),
+                                      axis_name="i")(v).sum())(np.arange(3.0, dtype=np.float32))
+    np.testing.assert_array_equal(np.asarray(g), [0.0, 3.0, 0.0])
+    for bad, err in ((3, ValueError), (-1, ValueError), (1.5, TypeError)):
+        with pytest.raises(err, match="pbroadcast: source"):
+            tjit.vmap(lambda v: lax.pbroadcast(v, "i", bad), axis_name="i")(x[0])

@@ -1,6 +1,7 @@
 """``tjit.lax`` collectives over named axes, with ``jax.lax``'s signatures: ``psum``,
 ``pmean``, ``pmax``, ``pmin``, ``all_gather``, ``psum_scatter``, ``all_to_all``,
-``ppermute``, ``pshuffle``, ``pswapaxes``, ``axis_index`` and ``axis_size``.
+``ppermute``, ``pshuffle``, ``pswapaxes``, ``pbroadcast``, ``axis_index`` and
+``axis_size``.
 
 An axis name is bound by ``vmap(f, axis_name=...)`` or ``pmap(f, axis_name=...)``;
 ``axis_name`` may be a tuple of names (the axes together, the first one major). The
@@ -20,7 +21,7 @@ from tjit.primitives.structural import expand_dims_p, reshape_p, squeeze_p
 from tjit.tracing import dtypes
 from tjit.tracing.axis_env import axes_size, canonical_axes, table_of
 from tjit.tracing.core import Tracer
-from tjit.tracing.errors import ShapeError
+from tjit.tracing.errors import ShapeError, static_index
 from tjit.tracing.shapes import shape_str
 from tjit.tracing.tree_util import tree_flatten, tree_unflatten
 
@@ -311,6 +312,33 @@ def pshuffle(x, axis_name, perm):
     return ppermute(x, axis_name, list(zip(perm, range(len(perm)))))
 
 
+def pbroadcast(x, axis_name, source):
+    """Every member gets member ``source``'s ``x`` (JAX's collective broadcast; its bits
+    exactly, NaNs and -0.0 included, where JAX's reference form ``psum`` of ``x`` masked
+    to ``source`` would turn -0.0 into 0.0). ``source`` indexes the axes together;
+    ``x`` may be a pytree.
+
+    >>> jax.vmap(lambda x: jax.lax.pbroadcast(x, 'i', 2), axis_name='i')(jnp.arange(4.0))
+    Array([2., 2., 2., 2.], dtype=float32)
+    """
+    axes = canonical_axes(axis_name, "pbroadcast")
+    n = axes_size(axes)
+    source = static_index(source, "source", "pbroadcast")
+    if not 0 <= source < n:
+        raise ValueError(f"pbroadcast: source={source} is not a member of axes {axes} "
+                         f"(size {n}); pass an index in [0, {n})")
+    leaves, tree = tree_flatten(x)
+    return tree_unflatten(tree, [_index_leading(all_gather(v, axes), source)
+                                 for v in leaves])
+
+
+def _index_leading(stacked, i):
+    """``stacked[i]`` (the leading axis dropped)."""
+    start = (i,) + (0,) * (stacked.ndim - 1)
+    limit = (i + 1,) + tuple(stacked.shape[1:])
+    return squeeze_p.bind(slice_op(stacked, start, limit), dimensions=(0,))
+
+
 def pswapaxes(x, axis_name, axis, *, axis_index_groups=None):
     """Swap the named axis with positional axis ``axis`` of each member's ``x`` (whose
     size must be the axis size): member ``i`` gets ``[x_j[i] for j]`` along ``axis``. An
@@ -337,6 +365,7 @@ __all__ = [
     "axis_size",
     "pmax",
     "pmean",
+    "pbroadcast",
     "pmin",
     "ppermute",
     "pshuffle",
