@@ -49,6 +49,9 @@ constant array of equal elements      -> broadcast(rank-0 constant): fusion inli
                                       ``A``'s values (see :func:`_convert_chain_ok`); e.g. a
                                       widen-narrow round trip is the identity
 ``transpose(transpose(x))``           composed; an identity permutation is dropped
+reshape/transpose chain, 2+ transposes -> reshape, one transpose, reshape where the chain's
+                                      reshapes nest (it permutes blocks of elements:
+                                      ``layout_chains``); fewer copy kernels
 ``reshape(reshape(x))``               one reshape (row-major order is kept by both); dropped
                                       when the shape is unchanged
 ``broadcast(broadcast(x))``           composed dims; an identity broadcast is dropped
@@ -134,7 +137,7 @@ import numpy as np
 
 from tjit.primitives.base import REGISTRY
 from tjit.tracing import dtypes
-from tjit.xla_like import hlo
+from tjit.xla_like import hlo, layout_chains
 from tjit.xla_like.fusion import unit_only_reshape
 from tjit.xla_like.target import CPU, SPLIT_REDUCE_MIN_ROW
 
@@ -675,6 +678,32 @@ def transpose_of_transpose(i, b):
     if perm == tuple(range(i.ndim)):
         return y
     return b.add("transpose", (y,), i.shape, i.dtype, perm=perm)
+
+
+@rule("transpose")
+def transpose_chain(i, b):
+    """A chain of reshapes and transposes holding two or more transposes -> reshape,
+    one transpose, reshape (``layout_chains.compose``: the chain permutes blocks of
+    elements); each transpose of the chain that a reshape regrouped was a copy kernel.
+    Concrete, non-empty shapes whose reshapes nest."""
+    chain, v = [], i
+    while v.opcode in ("transpose", "reshape"):
+        chain.append(v)
+        v = v.operands[0]
+    if sum(c.opcode == "transpose" for c in chain) < 2 or any(
+            type(d) is not int or d == 0 for c in chain + [v] for d in c.shape):
+        return None
+    ops = [("transpose", tuple(c.attrs["perm"])) if c.opcode == "transpose" else
+           ("reshape", tuple(c.shape)) for c in reversed(chain)]
+    found = layout_chains.compose(tuple(v.shape), ops)
+    if found is None:
+        return None
+    atom_shape, perm = found
+    x = v if _same_shape(v.shape, atom_shape) else b.add("reshape", (v,), atom_shape,
+                                                         v.dtype)
+    if perm != tuple(range(len(perm))):
+        x = b.add("transpose", (x,), tuple(atom_shape[p] for p in perm), x.dtype, perm=perm)
+    return x if _same_shape(x.shape, i.shape) else b.add("reshape", (x,), i.shape, i.dtype)
 
 
 @rule("rev")
