@@ -49,7 +49,8 @@ constant array of equal elements      -> broadcast(rank-0 constant): fusion inli
                                       ``A``'s values (see :func:`_convert_chain_ok`); e.g. a
                                       widen-narrow round trip is the identity
 ``transpose(transpose(x))``           composed; an identity permutation is dropped
-reshape/transpose chain, 2+ transposes -> reshape, one transpose, reshape where the chain's
+``transpose(reshape(transpose(x)))``  and any reshape/transpose chain with 2+ transposes ->
+                                      reshape, one transpose, reshape where the chain's
                                       reshapes nest (it permutes blocks of elements:
                                       ``layout_chains``); fewer copy kernels
 ``reshape(reshape(x))``               one reshape (row-major order is kept by both); dropped
