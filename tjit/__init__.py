@@ -69,6 +69,7 @@ from tjit.tracing.shapes import symbol as _symbol  # noqa: F401
 # `tjit.devices()` (as jax.devices()) is the callable `tjit.devices` package: see its docstring
 from tjit import errors  # noqa: F401  (jax.errors: the exception types under JAX's names)
 from tjit import monitoring, api_util, version  # noqa: F401  (jax.monitoring, ...)
+from tjit import core, interpreters  # noqa: F401  (attributes after `import jax`, as there)
 
 from tjit._namespace import publish as _publish
 _publish(globals(), submodules=(  # tab completion lists the public API only
@@ -76,7 +77,7 @@ _publish(globals(), submodules=(  # tab completion lists the public API only
     "sharding", "experimental", "devices", "scipy", "ops", "debug", "export", "stages",
     "dlpack", "errors", "monitoring", "api_util", "version",
     "dtypes", "typing", "profiler", "image", "custom_batching", "custom_derivatives", "ad",
-    "ref"),
+    "ref", "core", "interpreters"),
     entry_points=False)  # jit, grad, ...: api_boundary (their own filtering)
 
 from tjit._doc_examples import JAX_EXAMPLES as _JAX_EXAMPLES
