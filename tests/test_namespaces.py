@@ -12,7 +12,7 @@ NAMESPACES = {  # namespace -> the submodules it may list
              "distributed", "sharding", "experimental", "devices", "scipy", "ops", "debug",
              "dtypes", "typing", "profiler", "image", "custom_batching", "export", "stages",
              "dlpack", "errors", "monitoring", "api_util", "version", "custom_derivatives",
-             "ad", "ref"},
+             "ad", "ref", "core", "interpreters"},
     "tjit.image": set(), "tjit.custom_batching": set(),
     "tjit.ops": set(), "tjit.debug": set(), "tjit.dtypes": set(), "tjit.typing": set(), "tjit.profiler": set(),
     "tjit.numpy": {"linalg", "fft", "random"},
