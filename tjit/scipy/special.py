@@ -45,6 +45,13 @@ __all__ = [
 logsumexp = nn.logsumexp
 
 
+def _any_lane(mask):
+    """Whether a branch of a select must be computed: always under a trace; eagerly only
+    where some lane takes it (the select drops the others' values, so skipping it leaves
+    the result bit for bit; an eager call on a few elements costs ~5 us per operation)."""
+    return isinstance(mask, Tracer) or bool(np.any(np.asarray(mask)))
+
+
 def softmax(x, axis=None):
     """``exp(x) / sum(exp(x), axis)``; SciPy's default ``axis=None`` normalizes over all
     axes (``tjit.nn.softmax`` defaults to the last)."""
@@ -635,10 +642,8 @@ def beta(a, b):
     a, b = _inexact("beta", a, b)
     ab = a + b
     # a + b at a pole of Gamma (a and b not): 1 / Gamma(a + b) = 0, so B is a signed zero
-    # (SciPy); gammasgn's NaN there would make it NaN
+    # (SciPy); gammasgn's NaN there would make it NaN (by_log below)
     pole_ab = (ab <= 0) & (ab == jnp.floor(ab)) & jnp.isfinite(ab)
-    sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
-    by_log = gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
     # Where the gammas are finite (and Gamma(a + b) normal): their ratio, with a + b's
     # rounding e put back, 1/Gamma(ab + e) = (1 - digamma(ab) e) / Gamma(ab); exp(betaln)
     # carried |betaln| eps (float32 beta(-13.63, -5.4) 190 ulps, JAX the same)
@@ -649,7 +654,12 @@ def beta(a, b):
     direct = g_a / g_ab * g_b * (1 - slope)
     ok = jnp.isfinite(g_a) & jnp.isfinite(g_b) & jnp.isfinite(direct) & (direct != 0) & \
         (jnp.abs(g_ab) >= float(jnp.finfo(ab.dtype).tiny))
-    return jnp.where(ok & ~pole_ab, direct, by_log)
+    use_direct = ok & ~pole_ab
+    if not _any_lane(~use_direct):
+        return jnp.where(use_direct, direct, direct)   # (the select's type, as below)
+    sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
+    by_log = gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
+    return jnp.where(use_direct, direct, by_log)
 
 
 @custom_jvp
@@ -682,6 +692,8 @@ def poch(z, m):
         (jnp.abs(gamma_zm) < float(jnp.finfo(z.dtype).tiny))
     by_beta = lost & jnp.isfinite(z) & jnp.isfinite(m) & \
         ~pole(m) & ~pole(z) & ~pole(zm)
+    if not _any_lane(by_beta):
+        return jnp.where(m == 0, jnp.ones_like(z), jnp.where(by_beta, direct, direct))
     log_abs = lax.lgamma(m) - betaln(z, m)
     by_log = gammasgn(zm) * gammasgn(z) * jnp.exp(log_abs)
     # z, z + m >= 10: Stirling's ratio with its powers taken apart, ((z + m)/z)**(z - 1/2)
@@ -690,6 +702,9 @@ def poch(z, m):
     # exp(log_abs) had ~|log poch| eps (float32 poch(199.5, -10.4) 148 ulps, float64
     # poch(199.5, 34.9) 187)
     big = by_beta & (z >= 10) & (zm >= 10)
+    if not _any_lane(big):
+        out = jnp.where(by_beta, jnp.where(big, by_log, by_log), direct)
+        return jnp.where(m == 0, jnp.ones_like(z), out)
     z_s, m_s = jnp.where(big, z, 10.0), jnp.where(big, m, 1.0)
     zm_s, e_s = jnp.where(big, zm, 11.0), jnp.where(big, e, 0.0)
     power = jnp.exp((z_s - 0.5) * jnp.log1p(m_s / z_s) - m_s +
@@ -745,14 +760,23 @@ def _comb(N, k):
     by_product = small <= _COMB_PRODUCT
     top = jnp.where(by_product, n_ - small, 0)
     product = jnp.ones_like(n_)
-    for i in range(1, _COMB_PRODUCT + 1):
+    # (eagerly, the steps up to the largest count taken: later factors are all 1)
+    steps = _COMB_PRODUCT if isinstance(small, Tracer) else \
+        int(np.max(np.where(np.asarray(by_product), np.asarray(small), 0), initial=0))
+    for i in range(1, steps + 1):
         product = product * jnp.where(small >= i, (top + i) / i, 1.0)
     by_gamma = n_ + 1 <= float(_GAMMA_FINITE_BELOW[jnp.finfo(n_.dtype).bits])
-    n_g = jnp.where(by_gamma, n_, 0)
-    k_g = jnp.where(by_gamma, k_, 0)
-    ratio = gamma(n_g + 1) / gamma(k_g + 1) / gamma(n_g - k_g + 1)
-    log_abs = -jnp.log1p(n_) - betaln(k_ + 1, n_ - k_ + 1)
-    out = jnp.where(by_product, product, jnp.where(by_gamma, ratio, jnp.exp(log_abs)))
+    rest = product      # (a lane no product takes reads one of the branches below)
+    if _any_lane(~by_product & ~by_gamma):
+        rest = jnp.exp(-jnp.log1p(n_) - betaln(k_ + 1, n_ - k_ + 1))
+    if _any_lane(~by_product & by_gamma):
+        n_g = jnp.where(by_gamma, n_, 0)
+        k_g = jnp.where(by_gamma, k_, 0)
+        ratio = gamma(n_g + 1) / gamma(k_g + 1) / gamma(n_g - k_g + 1)
+        rest = jnp.where(by_gamma, ratio, rest)
+    elif getattr(rest, "weak_type", False):   # (gamma's result is strong: so is comb's)
+        rest = lax.convert_element_type(rest, rest.dtype, weak_type=False)
+    out = jnp.where(by_product, product, rest)
     return jnp.where(ok, out, jnp.zeros_like(out))
 
 
