@@ -24,6 +24,7 @@ import numpy as np
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.primitives.fma import product_error
+from tjit.scipy._special_common import any_lane
 
 # B_2k / (2k (2k - 1)), k = 1..8: d(x) = sum_k c_k / x**(2k - 1), for x >= 10 within 1e-18
 _STIRLING = (1 / 12, -1 / 360, 1 / 1260, -1 / 1680, 1 / 1188, -691 / 360360, 1 / 156,
@@ -69,21 +70,36 @@ def gamma_factors(x):
     divides by them one at a time)."""
     size = jnp.finfo(x.dtype).bits // 8
     big = x >= STIRLING_FROM
-    # Stirling's branch (x >= 10)
+    # (eagerly, a branch no lane takes is skipped: the selects would drop it)
+    if not any_lane(~big):
+        return _stirling_factors(x, big, size)
+    small = _recurrence_factor(x, big)
+    if not any_lane(big):
+        return jnp.ones_like(small), small
+    a, b_big = _stirling_factors(x, big, size)
+    return a, jnp.where(big, b_big, small)
+
+
+def _stirling_factors(x, big, size):
+    """Stirling's branch (x >= 10; other lanes see 10): ``(a, b)``, a = 1 unless the
+    power is split."""
     xs = jnp.where(big, x, STIRLING_FROM)
     split = xs > _SPLIT_ABOVE[size]
     v = jnp.power(xs, jnp.where(split, 0.5 * xs - 0.25, xs - 0.5))
     d = stirling_correction(xs, 4 if size == 4 else len(_STIRLING))
     b_big = v * jnp.exp(-xs) * (_SQRT_2PI * jnp.exp(d))
-    # (-1, 10): Gamma(t), t = x - n in [1, 2), times (x - 1) ... (x - n) or over x (x + 1)
+    return jnp.where(big & split, v, 1.0), b_big
+
+
+def _recurrence_factor(x, big):
+    """(-1, 10): Gamma(t), t = x - n in [1, 2), times (x - 1) ... (x - n) or over x
+    (x + 1) (the big lanes see 1.5)."""
     xm = jnp.where(big, 1.5, x)
     n = jnp.floor(xm) - 1.0  # -2 .. 8
     small = jnp.exp(lax.lgamma(xm - n))
     for k in range(1, int(STIRLING_FROM) - 1):
         small = small * jnp.maximum(xm - k, 1.0)  # (x - k where n >= k, i.e. x - k >= 1)
-    small = small / (jnp.where(n < 0, xm, 1.0) * jnp.where(n < -1, xm + 1.0, 1.0))
-    a = jnp.where(big & split, v, 1.0)
-    return a, jnp.where(big, b_big, small)
+    return small / (jnp.where(n < 0, xm, 1.0) * jnp.where(n < -1, xm + 1.0, 1.0))
 
 
 def gamma_accurate(x):
@@ -98,13 +114,17 @@ def gamma_accurate(x):
     q = jnp.where(reflect, -xw, xw)
     q = jnp.minimum(q, _UNDERFLOW_BELOW[size])  # beyond: the limits set below
     a, b = gamma_factors(q)
-    s = sinpi(xw)
-    reflected = (-np.pi / (xw * s)) / a / b
-    out = jnp.where(reflect, reflected, a * b)
-    out = jnp.where(xw > _OVERFLOW_ABOVE[size], np.inf, out)
-    out = jnp.where(reflect & (-xw >= _UNDERFLOW_BELOW[size]), 0.0 * jnp.sign(s), out)
-    pole = reflect & ((s == 0) | jnp.isinf(xw))  # the negative integers and -inf
-    out = jnp.where(pole | jnp.isnan(xw), np.nan, out)
+    if any_lane(reflect):
+        s = sinpi(xw)
+        reflected = (-np.pi / (xw * s)) / a / b
+        out = jnp.where(reflect, reflected, a * b)
+        out = jnp.where(xw > _OVERFLOW_ABOVE[size], np.inf, out)
+        out = jnp.where(reflect & (-xw >= _UNDERFLOW_BELOW[size]), 0.0 * jnp.sign(s), out)
+        pole = reflect & ((s == 0) | jnp.isinf(xw))  # the negative integers and -inf
+        out = jnp.where(pole | jnp.isnan(xw), np.nan, out)
+    else:   # (eagerly, no lane reflected: the reflection's selects would keep a * b)
+        out = jnp.where(xw > _OVERFLOW_ABOVE[size], np.inf, a * b)
+        out = jnp.where(jnp.isnan(xw), np.nan, out)
     # (astype: a strong result for a weak x, as JAX's gammasgn(x) * exp(gammaln(x)))
     return out.astype(x.dtype)
 

@@ -19,6 +19,7 @@ from tjit import numpy as jnp
 from tjit.lax._structural import constant_like as _constant_like
 from tjit.nn.functions import _erfc_arg_excess
 from tjit.numpy._core import promote_args_inexact
+from tjit.scipy._special_common import any_lane as _any_lane
 from tjit.scipy._special_common import real_args as _inexact
 from tjit.scipy._special_common import square_pair
 from tjit.scipy._special_gamma import gamma_accurate as _gamma_accurate
@@ -43,13 +44,6 @@ __all__ = [
     "lpmn", "lpmn_values"]
 
 logsumexp = nn.logsumexp
-
-
-def _any_lane(mask):
-    """Whether a branch of a select must be computed: always under a trace; eagerly only
-    where some lane takes it (the select drops the others' values, so skipping it leaves
-    the result bit for bit; an eager call on a few elements costs ~5 us per operation)."""
-    return isinstance(mask, Tracer) or bool(np.any(np.asarray(mask)))
 
 
 def softmax(x, axis=None):
