@@ -18,10 +18,22 @@ that figure. ``--rounds`` alternates the libraries and reports the median ratio 
 development machine is shared: a round's ratio swings). ``--profile`` prints tjit's
 slowest plan steps (medians per step, from a wrapper around each step's closure).
 
-Measured (2-core machine, load ~13, batch 256, JAX 0.10.2 CPU; see the commits for the
-rounds): before, tjit 140-245 ms a step against JAX's 85-155 ms (1.4-1.6x); the
-per-example max-pool gradients and forward pools were NumPy library steps (97 ms),
-the strided conv's input gradient an im2col three quarters zeros (80 ms).
+Measured (2-core machine shared by other jobs, load 9-13, batch 256, JAX 0.10.2 CPU,
+``--rounds 3``, the libraries alternating in one process):
+
+=====================================  =============  ============  ===============
+tjit at                                tjit step ms   JAX step ms   median tjit/JAX
+=====================================  =============  ============  ===============
+9cce7c2^ (before this session's fixes)  97-131        112-140       0.87x
+4129dcd (the three fixes below)         34-51         103-144       0.32x
+=====================================  =============  ============  ===============
+
+Where tjit's step went before (``--profile``, medians): the overlapping max pools'
+gradients (``select_and_scatter_add``) and forward pools as NumPy library steps, ~75 ms;
+the second conv's input gradient (lhs dilation 2) as an im2col three quarters zeros and
+a 700 MFLOP gemm, ~50 ms; the per-example weight gradients' three layout copies, ~15 ms.
+Now: pools as gathered kernels, the dilated conv as one gemm per phase class (164 MFLOP),
+one copy; the gemms are the largest steps (conv input and weight gradients, 5-8 ms).
 """
 
 import argparse
