@@ -25,7 +25,7 @@ Measured (2-core machine shared by other jobs, load 9-13, batch 256, JAX 0.10.2 
 tjit at                                tjit step ms   JAX step ms   median tjit/JAX
 =====================================  =============  ============  ===============
 b1704f3^ (before these fixes)          97-131        112-140       0.87x
-4129dcd (the three fixes below)         34-51         103-144       0.32x
+4129dcd (the three fixes below)        34-51         103-144       0.32x
 =====================================  =============  ============  ===============
 
 Where tjit's step went before (``--profile``, medians): the overlapping max pools'
