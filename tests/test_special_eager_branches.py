@@ -1,4 +1,4 @@
-"""Eager gamma/comb/beta/poch compute only the branches some lane takes
+"""Eager gamma/zeta/comb/beta/poch compute only the branches some lane takes
 (_special_common.any_lane);
 every branch computed and selected (as under jit) must give the same bits, dtype and
 weak type whichever branches an array's lanes take, alone or mixed. jit agrees within
@@ -33,6 +33,10 @@ _BRANCHES = {
     "gamma": [[(0.5, 0), (3.25, 0), (9.99, 0), (-0.5, 0), (np.nan, 0)],
               [(10.0, 0), (30.5, 0), (150.0, 0), (1e30, 0), (np.inf, 0)],
               [(-1.5, 0), (-3.0, 0), (-43.9, 0), (-189.5, 0), (-np.inf, 0)]],
+    # Riemann zeta: Borwein's eta on (0, 1), the Hurwitz series, the reflection at s and
+    # at x itself (x <= -1)
+    "zeta": [[(0.25, 0), (0.75, 0)], [(2.5, 0), (30.0, 0), (1.0, 0)],
+             [(-0.5, 0), (-0.25, 0), (0.0, 0)], [(-3.5, 0), (-40.5, 0), (-2.0, 0)]],
 }
 _ONE_ARGUMENT = {"gamma", "factorial", "zeta"}
 
@@ -48,7 +52,7 @@ def test_eager_branches_match_every_branch_selected(name, dt, x64, monkeypatch):
     groups = _BRANCHES[name]
     mixes = groups + [[p for g in groups for p in g]] + \
         [g1 + g2 for i, g1 in enumerate(groups) for g2 in groups[i + 1:]]
-    for fname in ([name] if name not in _ONE_ARGUMENT else ["gamma", "factorial", "zeta"]):
+    for fname in {"gamma": ["gamma", "factorial", "zeta"]}.get(name, [name]):
         _check_mixes(getattr(sp, fname), fname, mixes, dt, monkeypatch)
 
 

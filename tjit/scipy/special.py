@@ -414,7 +414,24 @@ def zeta(x, q=None):
         # bits put bfloat16 zeta(-50.5) at 1.47e24, true 2.40e24
         return zeta(x.astype(jnp.float32)).astype(x.dtype)
     one = jnp.ones_like(x)
-    direct = lax.zeta(jnp.where(x > 1, x, 2.0), one)
+    # (eagerly, each region's formula only where some lane is in it: the selects below
+    # drop the others; the placeholder is x itself, strong as the reflection's gamma)
+    direct = lax.zeta(jnp.where(x > 1, x, 2.0), one) if _any_lane(x > 1) else x
+    reflected = _zeta_reflected(x, one) if _any_lane(x < 0) else \
+        lax.convert_element_type(x, x.dtype, weak_type=False)
+    between = (x > 0) & (x < 1)
+    middle = _zeta_borwein(jnp.where(between, x, 0.5)) if _any_lane(between) else x
+    out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
+    # where 1 - x rounds to 1 (|x| < eps/2) the reflection meets sin(0) * zeta(1) = 0 * inf;
+    # there zeta(x) = -1/2 - x log(2 pi)/2 to within rounding
+    tiny = jnp.abs(x) < 0.5 * float(jnp.finfo(x.dtype).eps)
+    out = jnp.where(tiny, -0.5 - float(0.5 * np.log(2 * np.pi)) * x, out)
+    return jnp.where(x == 1, np.inf, jnp.where(jnp.isnan(x), np.nan, out))
+
+
+def _zeta_reflected(x, one):
+    """The Riemann zeta function for x < 0 by the reflection formula (lanes x >= 0 are
+    computed at r = 2 and dropped by the caller)."""
     r = jnp.where(x < 0, 1 - x, 2.0)  # 1 - x > 1 on the reflected side
     s = 1 - r
     # sin(pi s/2) with its argument reduced exactly, h = s/2 - n in [-1/2, 1/2] (n the nearest
@@ -436,6 +453,8 @@ def zeta(x, q=None):
     # with x log(2 pi) exact, Gamma(1 - x) as -x Gamma(-x); zeta(1 - x) >= 1 barely
     # moves with its argument's rounding there
     far = x <= -1
+    if not _any_lane(far):
+        return reflected
     xf = jnp.where(far, x, -2.0)
     # (Gamma(-x) as two factors: float32 Gamma overflows from -x = 35.04 on)
     g_a, g_b = _gamma_factors(jnp.minimum(-xf, _gamma_factors_limit(xf.dtype)))
@@ -444,14 +463,7 @@ def zeta(x, q=None):
     exact = jnp.where(exact_sin == 0, 0.0,
                       exact_sin * exact_scale * zeta_r)  # (r = 1 - x)
     good = jnp.isfinite(exact) & (exact_scale != 0) & (-xf <= _gamma_factors_limit(xf.dtype))
-    reflected = jnp.where(far & good, exact, reflected)
-    middle = _zeta_borwein(jnp.where((x > 0) & (x < 1), x, 0.5))
-    out = jnp.where(x > 1, direct, jnp.where(x < 0, reflected, middle))
-    # where 1 - x rounds to 1 (|x| < eps/2) the reflection meets sin(0) * zeta(1) = 0 * inf;
-    # there zeta(x) = -1/2 - x log(2 pi)/2 to within rounding
-    tiny = jnp.abs(x) < 0.5 * float(jnp.finfo(x.dtype).eps)
-    out = jnp.where(tiny, -0.5 - float(0.5 * np.log(2 * np.pi)) * x, out)
-    return jnp.where(x == 1, np.inf, jnp.where(jnp.isnan(x), np.nan, out))
+    return jnp.where(far & good, exact, reflected)
 
 
 def _borwein_weights(n=24):
