@@ -1,4 +1,4 @@
-"""Eager gamma/zeta/comb/beta/poch compute only the branches some lane takes
+"""Eager gamma/zeta/betaln/comb/beta/poch compute only the branches some lane takes
 (_special_common.any_lane);
 every branch computed and selected (as under jit) must give the same bits, dtype and
 weak type whichever branches an array's lanes take, alone or mixed. jit agrees within
@@ -28,6 +28,10 @@ _BRANCHES = {
     "poch": [[(2.5, 3.0), (-24.3, 4.4), (5.0, 0.0)],
              [(199.5, 34.9), (199.5, -10.4), (60.0, 15.5)],
              [(-24.3, -15.4), (51.4, -20.4)]],
+    # betaln: the plain sum of lgammas, Stirling's differences for hi >= 10, Stirling's
+    # series for all three where both are >= 10
+    "betaln": [[(2.5, 3.0), (0.5, 7.5), (-2.5, 4.0)], [(2.5, 30.0), (-0.5, 966.0)],
+               [(12.0, 30.0), (1e3, 1e6), (10.0, np.inf)]],
     # (one-argument functions: the second value is unused) gamma: the recurrence,
     # Stirling's formula (split power past 25 / 140), the reflection
     "gamma": [[(0.5, 0), (3.25, 0), (9.99, 0), (-0.5, 0), (np.nan, 0)],
