@@ -88,7 +88,12 @@ def _library_steps(fn, *args):
             if kind == "library"]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c[0])
+# test_reduce_window's geometries, and windowed dims apart (gathered through a transpose)
+GEOMETRIES = CASES + [("windowed dims apart", (5, 4, 6, 3), (2, 1, 3, 1), (2, 1, 1, 1),
+                       ((1, 0), (0, 0), (1, 1), (0, 0)), None, (1, 1, 2, 1))]
+
+
+@pytest.mark.parametrize("case", GEOMETRIES, ids=lambda c: c[0])
 def test_every_window_geometry_compiles_to_kernels(case):
     """Each geometry of test_reduce_window's table (overlapping, strided, padded,
     negatively padded, base- and window-dilated, 1-d): the three reductions, both select
