@@ -22,6 +22,7 @@ from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import any_lane as _any_lane
 from tjit.scipy._special_common import real_args as _inexact
 from tjit.scipy._special_common import square_pair
+from tjit.scipy import _special_dd as _dd
 from tjit.scipy._special_gamma import gamma_accurate as _gamma_accurate
 from tjit.scipy._special_gamma import stirling_correction as _stirling_correction
 from tjit.scipy._special_gamma import factors_limit as _gamma_factors_limit
@@ -670,8 +671,19 @@ def beta(a, b):
     use_direct = ok & ~pole_ab
     if not _any_lane(~use_direct):
         return jnp.where(use_direct, direct, direct)   # (the select's type, as below)
-    sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
-    by_log = gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
+    # a, b >= 10 (Gamma(a + b) overflows): exp of log B as a pair (_special_dd); exp of
+    # betaln carried |log B| eps (float64 beta(251, 251) 141 ulps)
+    large = ~use_direct & (jnp.minimum(a, b) >= 10) & \
+        (jnp.maximum(a, b) < _dd.exact_below(a.dtype))
+    by_log = by_large = None
+    if _any_lane(~use_direct & ~large):
+        sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
+        by_log = gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
+    if _any_lane(large):
+        lo = jnp.where(large, jnp.minimum(a, b), 10.0)
+        hi = jnp.where(large, jnp.maximum(a, b), 10.0)
+        by_large = _dd.beta_large(lo, hi)
+        by_log = by_large if by_log is None else jnp.where(large, by_large, by_log)
     return jnp.where(use_direct, direct, by_log)
 
 
@@ -714,16 +726,28 @@ def poch(z, m):
     # sum's rounding put back) times exp(-m + d(z + m) - d(z)): error ~|m| eps where
     # exp(log_abs) had ~|log poch| eps (float32 poch(199.5, -10.4) 148 ulps, float64
     # poch(199.5, 34.9) 187)
+    # (that log as a pair, _special_dd: as a plain sum it carried ~|m| eps, 28 ulps at
+    # float64 poch(199.5, 34.9)). z, z + m <= -10: the reflection of both gammas,
+    # (z sin(pi z) / (zm sin(pi zm))) / ((-z)_(-m)), the latter by the same ratio;
+    # exp(log_abs) had 70 ulps at float32 poch(-20.3, -20.4)
     big = by_beta & (z >= 10) & (zm >= 10)
-    if not _any_lane(big):
+    neg = by_beta & (z <= -10) & (zm <= -10)
+    if not _any_lane(big | neg):
         out = jnp.where(by_beta, jnp.where(big, by_log, by_log), direct)
         return jnp.where(m == 0, jnp.ones_like(z), out)
-    z_s, m_s = jnp.where(big, z, 10.0), jnp.where(big, m, 1.0)
-    zm_s, e_s = jnp.where(big, zm, 11.0), jnp.where(big, e, 0.0)
-    power = jnp.exp((z_s - 0.5) * jnp.log1p(m_s / z_s) - m_s +
-                    (_stirling_correction(zm_s) - _stirling_correction(z_s)))
-    stirling = power * (jnp.power(zm_s, m_s) * (1 + m_s * (e_s / zm_s)))
-    use = big & jnp.isfinite(stirling) & (stirling != 0)
+    sign = jnp.where(neg, -1.0, 1.0)   # (z, m, zm, e) -> (-z, -m, -zm, -e) on neg lanes
+    ratio_lanes = big | neg
+    z_s, m_s = jnp.where(ratio_lanes, sign * z, 10.0), jnp.where(ratio_lanes, sign * m, 1.0)
+    zm_s, e_s = jnp.where(ratio_lanes, sign * zm, 11.0), jnp.where(ratio_lanes, sign * e, 0.0)
+    stirling = _dd.poch_large(z_s, m_s, zm_s, e_s)
+    if _any_lane(neg):
+        # zm sin(pi zm) at the exact z + m = zm + e: its log's slope 1/zm + pi cot(pi zm)
+        z_n, zm_n = jnp.where(neg, z, -10.5), jnp.where(neg, zm, -10.5)
+        s_zm = sinpi(zm_n)
+        slope_n = jnp.where(e == 0, 0.0, e * (1 / zm_n + np.pi * sinpi(zm_n + 0.5) / s_zm))
+        reflected = (z_n * sinpi(z_n)) / (zm_n * s_zm) * (1 - slope_n) / stirling
+        stirling = jnp.where(neg, reflected, stirling)
+    use = ratio_lanes & jnp.isfinite(stirling) & (stirling != 0)
     out = jnp.where(by_beta, jnp.where(use, stirling, by_log), direct)
     return jnp.where(m == 0, jnp.ones_like(z), out)
 
@@ -780,8 +804,15 @@ def _comb(N, k):
         product = product * jnp.where(small >= i, (top + i) / i, 1.0)
     by_gamma = n_ + 1 <= float(_GAMMA_FINITE_BELOW[jnp.finfo(n_.dtype).bits])
     rest = product      # (a lane no product takes reads one of the branches below)
-    if _any_lane(~by_product & ~by_gamma):
+    by_log = ~by_product & ~by_gamma
+    # k + 1, N - k + 1 >= 10: 1 / ((N + 1) B(k + 1, N - k + 1)) with the log as a pair
+    # (_special_dd): the plain sum carried |log comb| eps (float64 comb(1000, 500) 607 ulps)
+    large = by_log & (jnp.minimum(k_, n_ - k_) >= 9) & (n_ < _dd.exact_below(n_.dtype))
+    if _any_lane(by_log & ~large):
         rest = jnp.exp(-jnp.log1p(n_) - betaln(k_ + 1, n_ - k_ + 1))
+    if _any_lane(large):
+        by_large = _dd.comb_large(jnp.where(large, n_, 18.0), jnp.where(large, k_, 9.0))
+        rest = jnp.where(large, by_large, rest)
     if _any_lane(~by_product & by_gamma):
         n_g = jnp.where(by_gamma, n_, 0)
         k_g = jnp.where(by_gamma, k_, 0)

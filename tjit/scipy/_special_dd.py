@@ -1,0 +1,203 @@
+"""Double-double logs and exps for the special functions' large-argument paths.
+
+``exp(L)`` turns an absolute error of ``L`` into a relative error of the result: with
+``L ~ 700`` (float64 ``comb(1000, 500) = exp(689)``) a log-sum rounded to working
+precision carries ``|L| eps / 2``, hundreds of ulps after ``exp``. Here such sums are
+kept as unevaluated pairs ``hi + lo`` (``lo`` within an ulp of ``hi``):
+
+* ``log_pair(xh, xl)``: ``log(xh + xl)`` to about ``eps**2 / 50`` relative, from
+  ``x = 2**k m`` (``m`` in ``[1/sqrt 2, sqrt 2)``, exact), ``k log 2`` with a short
+  leading part of ``log 2`` (an exact product) and ``log m = 2 atanh(f)``,
+  ``f = (m - 1) / (m + 1)`` as a pair by one fma; the series' two leading terms as
+  pairs and the rest (at most ``6e-5``) in working precision.
+* products by exact factors through ``primitives.fma.product_error``, sums by TwoSum;
+* ``exp_pair(h, l) = exp(h) (1 + l)``.
+
+Plain jnp operations and the fma primitive: eager and jit evaluate the same formula.
+"""
+
+import functools
+
+from tjit import lax
+from tjit import numpy as jnp
+from tjit.primitives.fma import product_error
+from tjit.scipy._special_gamma import stirling_correction
+
+# log 2 = _LN2[size][0] + [1]: the leading part with enough trailing zero bits that
+# k * it is exact for every exponent k of the dtype (float64: 32 bits, float32: 16)
+_LN2 = {8: (6.93147180369123816490e-01, 1.90821492927058770002e-10),
+        4: (0.693145751953125, 1.4286068203094173e-06)}
+# log(2 pi) / 2 as a pair per float width
+_HALF_LOG_2PI = {8: (0.91893853320467278, -3.8782941580672414e-17),
+                 4: (0.9189385175704956, 1.563417661998301e-08)}
+# 2 / (2j + 1), j = 2..: log m's series past f**3, to f**25 (float64) / f**17 (float32):
+# |f| <= 0.172, so the first term left out is below eps**2 / 50 of log m
+_ATANH_TAIL = {8: tuple(2.0 / (2 * j + 1) for j in range(2, 13)),
+               4: tuple(2.0 / (2 * j + 1) for j in range(2, 9))}
+_SQRT_HALF = 0.70710678118654752440
+
+
+def exact_below(dtype):
+    """Where the pair formulas here apply (float32/float64 ``dtype``): below it ``x - 1/2``
+    and ``x + 1`` are exact for integers, and sums of two arguments stay finite."""
+    return float(2.0 ** jnp.finfo(dtype).nmant)
+
+
+def _size(x):
+    return jnp.finfo(x.dtype).bits // 8
+
+
+def two_sum(a, b):
+    """``(s, e)``: ``s = a + b`` rounded and its exact error ``e`` (Knuth's TwoSum)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _renormalize(h, l):
+    """``(h, l)`` as ``h + l`` rounded and its error (``|h| >= |l|`` or ``h == 0``)."""
+    s = h + l
+    return s, l - (s - h)
+
+
+def add_pairs(*pairs):
+    """The sum of pairs ``(h, l)`` (or plain arrays) as one pair: the leading parts
+    accumulated by TwoSum, every error and trailing part summed apart."""
+    h, lo = None, None
+    for p in pairs:
+        ph, pl = p if isinstance(p, tuple) else (p, None)
+        if h is None:
+            h, lo = ph, pl
+            continue
+        h, e = two_sum(h, ph)
+        lo = e if lo is None else lo + e
+        if pl is not None:
+            lo = lo + pl
+    return _renormalize(h, jnp.zeros_like(h) if lo is None else lo)
+
+
+def _const(c, like):
+    return jnp.asarray(c, like.dtype) if isinstance(c, float) else c
+
+
+def scale_pair(c, pair):
+    """``c (h + l)`` as a pair, for ``c`` exact or itself a pair: the product's error by
+    one fma."""
+    h, l = pair
+    c, cl = c if isinstance(c, tuple) else (_const(c, h), None)
+    p = c * h
+    lo = product_error(c, h, p) + c * l
+    return _renormalize(p, lo if cl is None else lo + cl * h)
+
+
+def divide(a, b):
+    """``a / b`` as a pair ``(q, r)`` for plain ``a`` and ``b`` (``a - q b`` exact)."""
+    q = a / b
+    return q, -product_error(q, b, a) / b
+
+
+def log_pair(xh, xl=None):
+    """``log(xh + xl)`` as a pair, for ``xh`` positive, finite and normal and ``xl``
+    (optional) below an ulp of it."""
+    size = _size(xh)
+    m, k = jnp.frexp(xh)
+    low = m < _SQRT_HALF
+    m = jnp.where(low, 2 * m, m)
+    kf = (k - jnp.where(low, 1, 0)).astype(xh.dtype)
+    # f = (m - 1) / (m + 1) as fh + fl: m - 1 is exact, m + 1 = b + bl (b - 1 exact)
+    a = m - 1
+    b = m + 1
+    bl = m - (b - 1)
+    fh = a / b
+    fl = (-product_error(fh, b, a) - fh * bl) / b
+    # f**2 and 2 f**3 as pairs, then (2/3) f**3 as a pair (division by 3 with its remainder)
+    sh = fh * fh
+    sl = product_error(fh, fh, sh) + 2 * fh * fl
+    th = sh * fh
+    tl = product_error(sh, fh, th) + (sl * fh + sh * fl)
+    th, tl = 2 * th, 2 * tl
+    qh = th / 3
+    ql = (tl - product_error(qh, _const(3.0, qh), th)) / 3
+    tail_coeffs = _ATANH_TAIL[size]
+    tail = jnp.zeros_like(sh) + tail_coeffs[-1]
+    for c in tail_coeffs[-2::-1]:
+        tail = tail * sh + c
+    tail = tail * (0.5 * th * sh)
+    ln2_hi, ln2_lo = _LN2[size]
+    s, e1 = two_sum(kf * ln2_hi, 2 * fh)
+    s, e2 = two_sum(s, qh)
+    lo = e1 + e2 + kf * ln2_lo + 2 * fl + ql + tail
+    if xl is not None:
+        lo = lo + xl / xh   # log(xh + xl) = log(xh) + log1p(xl / xh), to first order
+    return _renormalize(s, lo)
+
+
+def exp_pair(pair):
+    """``exp(h + l) = exp(h) (1 + l)`` (``|l|`` within an ulp of ``|h|``)."""
+    h, l = pair
+    return jnp.exp(h) * (1 + l)
+
+
+def log1p_ratio(num_pair, den):
+    """``log(num / den)`` as a pair, for a pair ``num`` and plain ``den`` (positive)."""
+    nh, nl = num_pair
+    q, r = divide(nh, den)
+    return log_pair(q, r + nl / den)
+
+
+def log_beta_large(lo, hi):
+    """``log B(lo, hi)`` as a pair for ``10 <= lo <= hi``: Stirling's series for the
+    three gammas with their large terms as logs of ratios, ``-(lo - 1/2) log((lo + hi) /
+    lo) - (hi - 1/2) log((lo + hi) / hi) - log(lo + hi) / 2 + log(2 pi) / 2 + d(lo) +
+    d(hi) - d(lo + hi)``, with ``lo + hi`` and ``x - 1/2`` kept as pairs."""
+    size = _size(lo)
+    total = two_sum(lo, hi)
+    half_log_2pi = tuple(jnp.full_like(lo, c) for c in _HALF_LOG_2PI[size])
+    corrections = stirling_correction(lo) + stirling_correction(hi) - \
+        stirling_correction(total[0])
+    return add_pairs(half_log_2pi,
+                     scale_pair(two_sum(0.5, -lo), log1p_ratio(total, lo)),
+                     scale_pair(two_sum(0.5, -hi), log1p_ratio(total, hi)),
+                     scale_pair(-0.5, log_pair(*total)),
+                     corrections)
+
+
+def _in_float32_if_narrow(f):
+    """``f`` computed in float32 for float16/bfloat16 arguments (the fma takes float32
+    and float64 only), its result in the first argument's dtype and weak type (the
+    branch it fills must not change the select's type)."""
+    @functools.wraps(f)
+    def wrapped(*args):
+        like = args[0]
+        if jnp.finfo(like.dtype).bits < 32:
+            args = tuple(a.astype(jnp.float32) for a in args)
+        return lax.convert_element_type(f(*args), like.dtype,
+                                        weak_type=getattr(like, "weak_type", False))
+    return wrapped
+
+
+@_in_float32_if_narrow
+def beta_large(lo, hi):
+    """``B(lo, hi)`` for ``10 <= lo <= hi``, from its log as a pair."""
+    return exp_pair(log_beta_large(lo, hi))
+
+
+@_in_float32_if_narrow
+def comb_large(n, k):
+    """``n choose k = 1 / ((n + 1) B(k + 1, n - k + 1))`` for ``k, n - k >= 9``
+    (integers below ``exact_below``: the sums exact), from its log as a pair."""
+    lo, hi = jnp.minimum(k, n - k) + 1, jnp.maximum(k, n - k) + 1
+    log_n1 = log_pair(*two_sum(n, 1.0))
+    log_beta = log_beta_large(lo, hi)
+    return exp_pair(add_pairs((-log_n1[0], -log_n1[1]), (-log_beta[0], -log_beta[1])))
+
+
+@_in_float32_if_narrow
+def poch_large(z, m, zm, e):
+    """``Gamma(z + m) / Gamma(z)`` for ``z >= 10`` and ``z + m = zm + e >= 10`` (``zm``
+    the sum rounded, ``e`` its error): Stirling's ratio ``((z + m) / z)**(z - 1/2)
+    exp(-m + d(z + m) - d(z))`` with its log as a pair, times ``(z + m)**m`` by ``pow``
+    (exact base and exponent, the base's error put back to first order)."""
+    log_power = add_pairs(scale_pair(two_sum(z, -0.5), log1p_ratio((zm, e), z)), -m,
+                          stirling_correction(zm) - stirling_correction(z))
+    return exp_pair(log_power) * (jnp.power(zm, m) * (1 + m * (e / zm)))
