@@ -124,15 +124,17 @@ def _reducer_impl(kind):
             if 0 in out_sp:
                 return xp.zeros(out_sp, x.dtype)
             axes = tuple(range(x.ndim, 2 * x.ndim))
-            if kind == "sum":
-                return xp.asarray(xp.sum(view, axis=axes, dtype=x.dtype), dtype=x.dtype)
+            if kind == "sum":   # (+ 0: the fold starts at its identity, so -0s sum to +0)
+                return xp.asarray(xp.sum(view, axis=axes, dtype=x.dtype) + ident,
+                                  dtype=x.dtype)
             return xp.asarray(ieee_minmax.reduce(xp, view, axes, kind == "max"),
                               dtype=x.dtype)
         out_sp, parts = _window_slices(xp, x, ident, params)
         if 0 in out_sp:
             return xp.zeros(out_sp, x.dtype)
         if kind == "sum":
-            acc = parts[0].copy()
+            # (starting at the identity, as kernels and JAX do: -0 + -0 windows give +0)
+            acc = parts[0] + ident
             for part in parts[1:]:
                 acc += part
             return acc
