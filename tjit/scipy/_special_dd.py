@@ -5,11 +5,12 @@
 precision carries ``|L| eps / 2``, hundreds of ulps after ``exp``. Here such sums are
 kept as unevaluated pairs ``hi + lo`` (``lo`` within an ulp of ``hi``):
 
-* ``log_pair(xh, xl)``: ``log(xh + xl)`` to about ``eps**2 / 50`` relative, from
-  ``x = 2**k m`` (``m`` in ``[1/sqrt 2, sqrt 2)``, exact), ``k log 2`` with a short
-  leading part of ``log 2`` (an exact product) and ``log m = 2 atanh(f)``,
-  ``f = (m - 1) / (m + 1)`` as a pair by one fma; the series' two leading terms as
-  pairs and the rest (at most ``6e-5``) in working precision.
+* ``log_pair(xh, xl)``: ``log(xh + xl)`` within ``eps / 2**15`` of
+  ``max(|log|, 0.3)`` (float64 ``2**-67``, where ``log`` itself is within ``2**-53``), from ``x = 2**k m`` (``m`` in
+  ``[1/sqrt 2, sqrt 2)``, exact), ``k log 2`` with a short leading part of ``log 2``
+  (an exact product) and ``log m = 2 atanh(f)``, ``f = (m - 1) / (m + 1)`` as a pair
+  by one fma; the series' three leading terms as pairs and the rest (below
+  ``1.3e-6``) in working precision.
 * products by exact factors through ``primitives.fma.product_error``, sums by TwoSum;
 * ``exp_pair(h, l) = exp(h) (1 + l)``.
 
@@ -30,10 +31,10 @@ _LN2 = {8: (6.93147180369123816490e-01, 1.90821492927058770002e-10),
 # log(2 pi) / 2 as a pair per float width
 _HALF_LOG_2PI = {8: (0.91893853320467278, -3.8782941580672414e-17),
                  4: (0.9189385175704956, 1.563417661998301e-08)}
-# 2 / (2j + 1), j = 2..: log m's series past f**3, to f**25 (float64) / f**17 (float32):
-# |f| <= 0.172, so the first term left out is below eps**2 / 50 of log m
-_ATANH_TAIL = {8: tuple(2.0 / (2 * j + 1) for j in range(2, 13)),
-               4: tuple(2.0 / (2 * j + 1) for j in range(2, 9))}
+# 2 / (2j + 1), j = 3..: log m's series past f**5, to f**25 (float64) / f**17 (float32):
+# |f| <= 0.172, so the first term left out is below eps**2 of log m
+_ATANH_TAIL = {8: tuple(2.0 / (2 * j + 1) for j in range(3, 13)),
+               4: tuple(2.0 / (2 * j + 1) for j in range(3, 9))}
 _SQRT_HALF = 0.70710678118654752440
 
 
@@ -96,6 +97,13 @@ def divide(a, b):
     return q, -product_error(q, b, a) / b
 
 
+def _twice_over(h, l, d):
+    """``2 (h + l) / d`` as a pair (``d`` a small integer): the quotient's remainder
+    exact by one fma."""
+    q = 2 * h / d
+    return q, (2 * l - product_error(q, _const(d, q), 2 * h)) / d
+
+
 def log_pair(xh, xl=None):
     """``log(xh + xl)`` as a pair, for ``xh`` positive, finite and normal and ``xl``
     (optional) below an ulp of it."""
@@ -110,23 +118,26 @@ def log_pair(xh, xl=None):
     bl = m - (b - 1)
     fh = a / b
     fl = (-product_error(fh, b, a) - fh * bl) / b
-    # f**2 and 2 f**3 as pairs, then (2/3) f**3 as a pair (division by 3 with its remainder)
+    # f**2, f**3, f**5 as pairs; (2/3) f**3 and (2/5) f**5 as pairs (2 f**n divided with
+    # its remainder); the rest of the series, below 0.3 f**7, in working precision
     sh = fh * fh
     sl = product_error(fh, fh, sh) + 2 * fh * fl
     th = sh * fh
     tl = product_error(sh, fh, th) + (sl * fh + sh * fl)
-    th, tl = 2 * th, 2 * tl
-    qh = th / 3
-    ql = (tl - product_error(qh, _const(3.0, qh), th)) / 3
+    ph = th * sh
+    pl = product_error(th, sh, ph) + (tl * sh + th * sl)
+    q3h, q3l = _twice_over(th, tl, 3.0)
+    q5h, q5l = _twice_over(ph, pl, 5.0)
     tail_coeffs = _ATANH_TAIL[size]
     tail = jnp.zeros_like(sh) + tail_coeffs[-1]
     for c in tail_coeffs[-2::-1]:
         tail = tail * sh + c
-    tail = tail * (0.5 * th * sh)
+    tail = tail * (ph * sh)
     ln2_hi, ln2_lo = _LN2[size]
     s, e1 = two_sum(kf * ln2_hi, 2 * fh)
-    s, e2 = two_sum(s, qh)
-    lo = e1 + e2 + kf * ln2_lo + 2 * fl + ql + tail
+    s, e2 = two_sum(s, q3h)
+    s, e3 = two_sum(s, q5h)
+    lo = (e1 + e2 + e3) + kf * ln2_lo + 2 * fl + (q3l + q5l) + tail
     if xl is not None:
         lo = lo + xl / xh   # log(xh + xl) = log(xh) + log1p(xl / xh), to first order
     return _renormalize(s, lo)
