@@ -51,6 +51,12 @@ def _dim_arithmetic(e):
         return dim_as_array(e)
     if e.is_Number:
         return int(e) if e.is_integer else float(e)
+    if e.is_Mul or e.is_Pow:
+        # sympy writes c / b as c * b**-1: a true division, as JAX's dims compute it
+        # (an integer dim to a negative power has no integer value)
+        num, den = e.as_numer_denom()
+        if den != 1:
+            return _dim_arithmetic(num) / _dim_arithmetic(den)
     args = [_dim_arithmetic(a) for a in e.args]
     if e.is_Add:
         return functools.reduce(operator.add, args)
