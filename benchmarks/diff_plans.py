@@ -358,7 +358,7 @@ def compare(got, want, what):
         with np.errstate(invalid="ignore"):
             err = np.abs(g.astype(np.float64) - w)
         # (float32 overflows where float64 does not: compared as float32 holds it)
-        w = np.where(np.abs(w) > np.finfo(F32).max, np.sign(w) * np.inf, w)
+        w = np.where(np.abs(w) > np.finfo(F32).max, np.copysign(np.inf, w), w)
         bad = ~((err <= 1e-3 * np.abs(w) + 2e-4 * scale) | (g == w) |
                 (np.isnan(g) & np.isnan(w)))
         # (integer detours: floor near an integer may flip one element by 1/3)
