@@ -351,3 +351,17 @@ def test_zeta_bfloat16_reflection_in_float32():
         assert got.dtype == jnp.bfloat16
         want = np.array([float(mp.zeta(-50.5)), float(mp.zeta(-3.5))])
         np.testing.assert_allclose(np.asarray(got, np.float64), want, rtol=2 ** -8)
+
+
+def test_gamma_family_logcdf_with_infinite_shape_is_minus_inf():
+    """P(a = inf, x) = 0 for finite x: chi2.logcdf(-1, inf) and gamma.logcdf(5, inf) were
+    NaN (the Stirling prefactor's (x - a)/a); SciPy and JAX give -inf."""
+    import tjit.scipy.stats as st
+    cases = [(st.chi2.logcdf, (-1.0, np.inf)), (st.chi2.logcdf, (3.0, np.inf)),
+             (st.gamma.logcdf, (5.0, np.inf)), (st.gamma.logcdf, (0.0, np.inf))]
+    for f, args in cases:
+        for run in (f, tjit.jit(f)):
+            assert float(run(*args)) == -np.inf, (f, args)
+    # finite shapes unchanged: scipy.stats.gamma.logcdf(5.0, 3.0) = -0.1331337796636979
+    np.testing.assert_allclose(float(st.gamma.logcdf(5.0, 3.0)), -0.1331337796636979,
+                               rtol=1e-6)

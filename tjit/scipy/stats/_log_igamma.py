@@ -47,6 +47,8 @@ def log_lower_series(a, x, active):
 
     P = x**a e**-x / Gamma(a + 1) * sum_n x**n / ((a + 1) ... (a + n)).
     """
+    a_inf = active & jnp.isposinf(a) & jnp.isfinite(x)  # P(inf, x) = 0: log -inf (the
+    active = active & ~a_inf                             # prefactor's (x - a)/a is NaN)
     a = jnp.where(active, a, 1.0)
     x = jnp.where(active, x, 0.0)  # the dummy converges at once (every term 0)
     eps = _eps(x)
@@ -62,7 +64,7 @@ def log_lower_series(a, x, active):
 
     one = jnp.ones_like(x)
     _, _, total = lax.while_loop(unconverged, step, (1.0, one, one))
-    return _log_prefactor(a, x) - jnp.log(a) + jnp.log(total)
+    return jnp.where(a_inf, -jnp.inf, _log_prefactor(a, x) - jnp.log(a) + jnp.log(total))
 
 
 def log_upper_fraction(a, x, active):
