@@ -30,6 +30,11 @@ def test_pshuffle_pytree_and_errors():
         tjit.vmap(lambda v: lax.pshuffle(v, "i", [1, 0]), axis_name="i")(x)
     with pytest.raises(TypeError, match="pshuffle: perm must be a sequence of ints"):
         tjit.vmap(lambda v: lax.pshuffle(v, "i", [(0, 1)]), axis_name="i")(x)
+    with pytest.raises(TypeError, match="pshuffle: perm must be a sequence of ints"):
+        # (was accepted as [0, 1, 2, 3]: int() truncated 1.5; JAX refuses it)
+        tjit.vmap(lambda v: lax.pshuffle(v, "i", [0, 1.5, 2, 3]), axis_name="i")(x)
+    got = tjit.vmap(lambda v: lax.pshuffle(v, "i", np.array([3, 2, 1, 0])), axis_name="i")(x)
+    np.testing.assert_array_equal(np.asarray(got), x[::-1])
 
 
 @pytest.mark.parametrize("axis", [0, 1, -1])

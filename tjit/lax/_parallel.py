@@ -10,6 +10,8 @@ all_gather, psum_scatter, all_to_all; over one axis name) runs the collective wi
 group of members. The primitives are in ``primitives/collectives.py``.
 """
 
+import operator
+
 import numpy as np
 
 from tjit.lax._elementwise import asarray_for_lax
@@ -297,9 +299,9 @@ def pshuffle(x, axis_name, perm):
     >>> jax.vmap(lambda x: jax.lax.pshuffle(x, 'i', [2, 0, 1]), axis_name='i')(jnp.arange(3.0))
     Array([2., 0., 1.], dtype=float32)
     """
-    try:
-        perm = [int(p) for p in perm]
-    except (TypeError, ValueError):
+    try:   # (operator.index: a float entry such as 1.5 is refused, not truncated to 1)
+        perm = [operator.index(p) for p in perm]
+    except TypeError:
         raise TypeError(f"pshuffle: perm must be a sequence of ints (the source of each "
                         f"member), got {perm!r:.80}") from None
     if sorted(perm) != list(range(len(perm))):
@@ -363,9 +365,9 @@ __all__ = [
     "all_to_all",
     "axis_index",
     "axis_size",
+    "pbroadcast",
     "pmax",
     "pmean",
-    "pbroadcast",
     "pmin",
     "ppermute",
     "pshuffle",
