@@ -10,8 +10,6 @@ tails, ``entr`` at 0): those functions are ``custom_jvp``s with JAX's rules.
 """
 
 
-import math
-
 import numpy as np
 
 from tjit import lax, nn
@@ -30,6 +28,7 @@ from tjit.scipy._special_gamma import gamma_factors as _gamma_factors
 from tjit.scipy._special_gamma import sinpi
 from tjit.scipy._special_gamma import two_pi_pow as _two_pi_pow
 from tjit.scipy._special_integrals import erfcx_asymptotic as _erfcx_asymptotic
+from tjit.primitives.special import _I1_SLOPE_SERIES  # I1's Maclaurin slope (shared)
 from tjit.primitives.special import ndtri_p
 from tjit.tracing.core import Tracer
 from tjit.tracing.errors import ConcretizationTypeError, static_index
@@ -442,13 +441,10 @@ def _zeta_reflected(x, one):
     computed at r = 2 and dropped by the caller)."""
     r = jnp.where(x < 0, 1 - x, 2.0)  # 1 - x > 1 on the reflected side
     s = 1 - r
-    # sin(pi s/2) with its argument reduced exactly, h = s/2 - n in [-1/2, 1/2] (n the nearest
-    # integer): the trivial zeros come out exactly 0 (rounding pi * s/2 first left zeta(-88)
-    # = 6.7e49 and zeta(-2) = -2.4e-18, true 0)
-    half = 0.5 * s
-    n = jnp.round(half)
-    odd = n - 2.0 * jnp.floor(0.5 * n)
-    sin_part = (1.0 - 2.0 * odd) * jnp.sin(np.pi * (half - n))
+    # sin(pi s/2) with its argument reduced exactly (sinpi): the trivial zeros come out
+    # exactly 0 (rounding pi * s/2 first left zeta(-88) = 6.7e49 and zeta(-2) = -2.4e-18,
+    # true 0)
+    sin_part = sinpi(0.5 * s)
     # 2**s pi**(s-1) Gamma(r); where the factors over- and underflow (float32 x = -101:
     # 2**-100 pi**-101 = 0, Gamma(102) = inf: NaN, true -inf) as one exp of their logs
     scale = 2.0 ** s * np.pi ** (s - 1) * gamma(r)
@@ -558,11 +554,6 @@ def _i1_jvp(primals, tangents):  # I1' = I0 - I1/x = exp(|x|) (i0e - i1e/x)
     return _i1(x), t * jnp.where(small, series, far)
 
 
-# I1'(x) = sum_k (2k + 1) x^(2k) / (2^(2k+1) k! (k+1)!), to 1e-19 relative for |x| < 1
-_I1_SLOPE_SERIES = tuple((2 * k + 1) / (2 ** (2 * k + 1) * math.factorial(k) *
-                                        math.factorial(k + 1)) for k in range(10))
-
-
 # -- information theory: x log y and the entropies ------------------------------------------
 @custom_jvp
 def xlogy(x, y):
@@ -670,7 +661,7 @@ def beta(a, b):
         (jnp.abs(g_ab) >= float(jnp.finfo(ab.dtype).tiny))
     use_direct = ok & ~pole_ab
     if not _any_lane(~use_direct):
-        return jnp.where(use_direct, direct, direct)   # (the select's type, as below)
+        return direct
     # a, b >= 10 (Gamma(a + b) overflows): exp of log B as a pair (_special_dd); exp of
     # betaln carried |log B| eps (float64 beta(251, 251) 141 ulps)
     large = ~use_direct & (jnp.minimum(a, b) >= 10) & \
@@ -718,7 +709,7 @@ def poch(z, m):
     by_beta = lost & jnp.isfinite(z) & jnp.isfinite(m) & \
         ~pole(m) & ~pole(z) & ~pole(zm)
     if not _any_lane(by_beta):
-        return jnp.where(m == 0, jnp.ones_like(z), jnp.where(by_beta, direct, direct))
+        return jnp.where(m == 0, jnp.ones_like(z), direct)
     log_abs = lax.lgamma(m) - betaln(z, m)
     by_log = gammasgn(zm) * gammasgn(z) * jnp.exp(log_abs)
     # z, z + m >= 10: Stirling's ratio with its powers taken apart, ((z + m)/z)**(z - 1/2)
@@ -733,7 +724,7 @@ def poch(z, m):
     big = by_beta & (z >= 10) & (zm >= 10)
     neg = by_beta & (z <= -10) & (zm <= -10)
     if not _any_lane(big | neg):
-        out = jnp.where(by_beta, jnp.where(big, by_log, by_log), direct)
+        out = jnp.where(by_beta, by_log, direct)
         return jnp.where(m == 0, jnp.ones_like(z), out)
     sign = jnp.where(neg, -1.0, 1.0)   # (z, m, zm, e) -> (-z, -m, -zm, -e) on neg lanes
     ratio_lanes = big | neg
