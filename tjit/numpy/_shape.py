@@ -148,9 +148,10 @@ def transpose(a, axes=None):
     """Permute the axes of ``a`` (reverse them when ``axes`` is None)."""
     if axes is None and type(a) is Array and type(trace_ctx.trace) is EvalTrace:
         # ``a.T`` eagerly: the transpose's kept runner for this signature, if any
-        run = fast_runner(st.transpose_p, (a,), {"permutation": _reversed(a.ndim)})
+        perm = _reversed(a.ndim)
+        run = fast_runner(st.transpose_p, (a,), {"permutation": perm})
         if run is not None:
-            return run(a._value, permutation=_reversed(a.ndim))
+            return run(a._value, permutation=perm)
     a = ensure_array("transpose", a)
     if axes is None:
         return lax.transpose(a, tuple(range(a.ndim))[::-1])
@@ -161,9 +162,13 @@ def transpose(a, axes=None):
     return lax.transpose(a, axes)
 
 
-def _reversed(ndim, _kept=[tuple(range(n))[::-1] for n in range(8)]):
-    """The reversing permutation of ``ndim`` axes (kept for the common ranks)."""
-    return _kept[ndim] if ndim < 8 else tuple(range(ndim))[::-1]
+#: the reversing permutations of the common ranks, built once (``a.T`` runs eagerly often)
+_REVERSALS = tuple(tuple(range(n))[::-1] for n in range(8))
+
+
+def _reversed(ndim):
+    """The reversing permutation of ``ndim`` axes."""
+    return _REVERSALS[ndim] if ndim < len(_REVERSALS) else tuple(range(ndim))[::-1]
 
 
 def permute_dims(a, /, axes):
