@@ -11,6 +11,32 @@ median over processes of each process's median process-CPU time per call (the
 development machine is shared and loaded: CPU time, not wall time). Make the old
 checkout with ``git worktree add --detach /tmp/base <commit>`` (and remove it after).
 Not a test: nothing here asserts a time.
+
+Session 22, 2-core machine at load 13-16, medians of 3 alternating processes, us of
+process CPU: 00e49e0 (before the session) -> 360270f (its changes) -> 0774334 (after
+the eager fixes: exact_fma's lanes, the branches no lane takes skipped):
+
+  eager, 8 elements        float32                 float64
+  ndtr                  122 ->  108 ->   98     129 ->  143 ->  119
+  gelu exact             81 ->   83 ->   71      89 ->   98 ->   88
+  hypot                 390 ->  209 ->  189     347 ->  205 ->  188
+  gamma                 266 ->  310 ->  270     261 ->  337 ->  275
+  poch                 2004 -> 2092 ->  671    1983 -> 2204 ->  709
+  comb                  309 -> 2102 -> 1128     319 -> 2103 -> 1076
+  beta                 1396 -> 2272 -> 1112    1196 -> 2259 -> 1142
+  zeta (mixed signs)    825 -> 1124 ->  948     762 -> 1105 ->  972
+  nbinom.logpmf         430 ->  717 ->  785     492 ->  733 ->  649
+  squareplus grad2     2511 -> 2558 -> 2925    2717 -> 2532 -> 2785  (noise: ~10%)
+
+One-region arrays gain more (float64): zeta on (1, 9] 656 -> 1108 -> 95, on (0, 1)
+645 -> 1059 -> 189; gamma on [0.5, 9.5] 222 -> 313 -> 216, on [10.5, 90.5] 158 -> 318
+-> 132. jit on 1e6 elements (00e49e0 -> 360270f; the fixes leave compiled code alone,
+within noise in a rerun): gamma float32 5747 -> 6766, float64 8887 -> 11331; poch
+33217 -> 63944, 61245 -> 104806; comb 9471 -> 41354, 10287 -> 53368; beta 26894 ->
+61440, 54905 -> 91466; nbinom.logpmf 11596 -> 20882, 12024 -> 25983; squareplus
+grad2 596 -> 659, 1617 -> 1927 (the accuracy rounds' formulas); hypot 674 -> 402,
+1321 -> 796, gelu exact grad 855 -> 717 (fma). Constructors and jit dispatch: within
+6% of 00e49e0.
 """
 
 import argparse
