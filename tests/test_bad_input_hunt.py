@@ -11,34 +11,11 @@ import tjit
 import tjit.numpy as jnp
 from tjit import lax, random
 from tjit.scipy import fft as jsp_fft, stats
+from tests.bad_input import check_raises, message
 
 X = np.linspace(0.1, 0.9, 12, dtype=np.float32).reshape(3, 4)
 C = (X + 1j * X).astype(np.complex64)
 B = X > 0.5
-
-
-def _message(e):
-    """What a user reads: the message and the notes (an entry point notes its own name
-    on a message that names an inner function: "(raised in jnp.std)")."""
-    return " ".join([str(e), *getattr(e, "__notes__", ())])
-
-
-def _raises(fn, args, cls, *words):
-    """fn(*args) eagerly and under jit (array arguments traced) raises ``cls``, naming
-    every one of ``words``."""
-    traced = [i for i, a in enumerate(args) if isinstance(a, np.ndarray)]
-
-    def under_jit(*arrays):
-        vals = list(args)
-        for i, a in zip(traced, arrays):
-            vals[i] = a
-        return fn(*vals)
-    for mode, call in (("eager", lambda: fn(*args)),
-                       ("jit", lambda: tjit.jit(under_jit)(*[args[i] for i in traced]))):
-        with pytest.raises(cls) as e:
-            call()
-        for w in words:
-            assert w in _message(e.value), (mode, w, _message(e.value))
 
 
 # -- axis out of range: NumPy's AxisError, a ValueError and an IndexError ------------------
@@ -87,7 +64,7 @@ def test_every_axis_out_of_range(name):
         with pytest.raises(np.exceptions.AxisError) as e:
             call(axis)
         assert isinstance(e.value, ValueError) and isinstance(e.value, IndexError)
-        assert f"axis {axis}" in _message(e.value), _message(e.value)
+        assert f"axis {axis}" in message(e.value), message(e.value)
     with pytest.raises(TypeError, match="axis must be an int.*got 1.5"):
         call(1.5)  # an error, not axis 1
 
@@ -103,7 +80,7 @@ def test_every_axis_out_of_range(name):
 ], ids=["size", "add.reduce", "add.accumulate", "fft", "top_k", "categorical", "rankdata"])
 def test_axis_out_of_range_outside_jnp(fn, args):
     # rankdata wrapped axis 4 to 0 (axis % ndim) and ranked along it
-    _raises(fn, args, np.exceptions.AxisError, "axis 4")
+    check_raises(fn, args, np.exceptions.AxisError, "axis 4")
 
 
 @pytest.mark.parametrize("fn,args", [
@@ -114,12 +91,12 @@ def test_axis_out_of_range_outside_jnp(fn, args):
 ], ids=["add.reduce", "logaddexp.reduce", "add.accumulate", "logaddexp.accumulate"])
 def test_float_axis_of_ufunc_methods(fn, args):
     # the scan path's int(0.5) read axis 0 silently
-    _raises(fn, args, TypeError, "axis must be an int", "0.5")
+    check_raises(fn, args, TypeError, "axis must be an int", "0.5")
 
 
 def test_repeated_axis_of_size():
     # jnp.size(x, (0, 0)) multiplied dim 0 twice (9, not an error)
-    _raises(lambda x: jnp.size(x, (0, 0)), (X,), ValueError, "size", "repeated axis")
+    check_raises(lambda x: jnp.size(x, (0, 0)), (X,), ValueError, "size", "repeated axis")
 
 
 # -- negative sizes: a TypeError (JAX's class) and a ValueError (NumPy's) -----------------
@@ -139,7 +116,7 @@ def test_repeated_axis_of_size():
 def test_negative_dimension(fn, word):
     # under jit lax.broadcast & co. traced a negative dim and the compiled plan failed
     # with "IndexError: tuple index out of range"; eagerly NumPy's message named no function
-    _raises(fn, (X,), TypeError, word, "-2")
+    check_raises(fn, (X,), TypeError, word, "-2")
     with pytest.raises(ValueError):
         fn(X)
 
@@ -147,12 +124,12 @@ def test_negative_dimension(fn, word):
 # -- non-integer sizes ---------------------------------------------------------------------
 def test_float_round_decimals():
     # Python's "'float' object cannot be interpreted as an integer" named no argument
-    _raises(lambda x: jnp.round(x, 2.5), (X,), TypeError, "round", "decimals", "2.5")
+    check_raises(lambda x: jnp.round(x, 2.5), (X,), TypeError, "round", "decimals", "2.5")
 
 
 def test_float_split_sizes():
     # NumPy's "'float' object cannot be interpreted as an integer" named no function
-    _raises(lambda x: lax.split(x, (2.5, 0.5)), (X,), TypeError, "lax.split", "2.5")
+    check_raises(lambda x: lax.split(x, (2.5, 0.5)), (X,), TypeError, "lax.split", "2.5")
 
 @pytest.mark.parametrize("fn,name", [
     (lambda x: jnp.partition(x, 1.5), "partition: kth"),
@@ -169,14 +146,14 @@ def test_float_split_sizes():
         "random.orthogonal", "scipy.fft.dct", "scipy.fft.dctn", "lax.reduce_precision"])
 def test_float_static_int(fn, name):
     # NumPy's bare "'float' object cannot be interpreted as an integer" named neither
-    _raises(fn, (X,), TypeError, f"{name} must be an integer", "1.5")
+    check_raises(fn, (X,), TypeError, f"{name} must be an integer", "1.5")
 
 
 @pytest.mark.parametrize("name", ["top_k", "approx_max_k", "approx_min_k"])
 def test_float_k(name):
     # int(2.5) returned the top 2 silently
-    _raises(lambda x: getattr(lax, name)(x, 2.5), (X,), TypeError, f"{name}: k must be an "
-            "integer", "2.5")
+    check_raises(lambda x: getattr(lax, name)(x, 2.5), (X,), TypeError,
+                 f"{name}: k must be an integer", "2.5")
 
 
 @pytest.mark.parametrize("fn,what", [
@@ -195,7 +172,7 @@ def test_float_k(name):
         "permutation", "conv-strides", "broadcast_dimensions"])
 def test_float_static_ints(fn, what):
     # int(2.5) truncated each of these silently (a 2-wide window, a stride of 1...)
-    _raises(fn, (X,), TypeError, what, "must be integers")
+    check_raises(fn, (X,), TypeError, what, "must be integers")
 
 
 # -- wrong dtypes --------------------------------------------------------------------------
@@ -217,7 +194,7 @@ def test_float_static_ints(fn, what):
 def test_dtype_refused(fn, args, cls, words):
     # each returned a value JAX and NumPy refuse: fabs of complex its magnitude, sign of
     # bool the bools, isposinf of complex False everywhere, bitcast of complex its pairs
-    _raises(fn, args, cls, *words)
+    check_raises(fn, args, cls, *words)
 
 
 def test_the_refusals_leave_valid_calls_alone():
@@ -235,8 +212,8 @@ def test_the_refusals_leave_valid_calls_alone():
 # -- unknown option values -----------------------------------------------------------------
 def test_unknown_isin_method():
     # method= was ignored, so a typo went unnoticed
-    _raises(lambda a, b: jnp.isin(a, b, method="bogus"), (X, X), ValueError,
-            "isin", "'bogus'", "'compare_all'")
+    check_raises(lambda a, b: jnp.isin(a, b, method="bogus"), (X, X), ValueError,
+                 "isin", "'bogus'", "'compare_all'")
     for method in ("compare_all", "binary_search", "sort", "auto"):
         assert bool(jnp.all(jnp.isin(X, X, method=method)))
 
@@ -246,7 +223,7 @@ def test_unknown_isin_method():
 ], ids=["sort", "argsort"])
 def test_unknown_sort_kind(fn):
     # kind= was ignored whatever it said; NumPy's kinds still are (the sort is stable)
-    _raises(fn, (X,), ValueError, "sort", "'bogus'")
+    check_raises(fn, (X,), ValueError, "sort", "'bogus'")
     np.testing.assert_array_equal(np.asarray(jnp.sort(X[0, ::-1], kind="quicksort")),
                                   np.sort(X[0, ::-1]))
 
@@ -257,7 +234,7 @@ def test_where_must_be_boolean(name):
     # a float mask was read as mask != 0 (JAX and NumPy refuse it)
     kw = {"initial": 0.0} if name == "max" else {}
     f = getattr(jnp, name)
-    _raises(lambda x, w: f(x, where=w, **kw), (X, X), ValueError, name, "float32")
+    check_raises(lambda x, w: f(x, where=w, **kw), (X, X), ValueError, name, "float32")
     np.testing.assert_allclose(np.asarray(f(X, where=B, **kw)),
                                getattr(np, name)(X.astype(np.float64), where=B, **kw),
                                rtol=1e-6)
@@ -268,7 +245,7 @@ def test_full_like_of_a_non_array(x):
     # AttributeError: 'NoneType' object has no attribute 'dtype'
     with pytest.raises(TypeError) as e:
         lax.full_like(x, 1.0)
-    assert "full_like" in _message(e.value) and type(x).__name__ in _message(e.value)
+    assert "full_like" in message(e.value) and type(x).__name__ in message(e.value)
 
 
 @pytest.mark.parametrize("fn,args", [
@@ -279,7 +256,7 @@ def test_full_like_of_a_non_array(x):
 ], ids=["complex-array", "complex-bound", "method", "sparse_sigmoid"])
 def test_clip_of_complex(fn, args):
     # NumPy's lexicographic order was applied; JAX refuses: complex numbers have no order
-    _raises(fn, args, ValueError, "clip", "complex")  # (sparse_sigmoid: "cannot be clipped")
+    check_raises(fn, args, ValueError, "clip", "complex")  # (sparse_sigmoid: "cannot be clipped")
 
 
 def test_an_alias_is_named_as_called():
@@ -287,7 +264,7 @@ def test_an_alias_is_named_as_called():
     # labelled with the alias met first
     with pytest.raises(TypeError) as e:
         jnp.vstack([X, X], dtype="bogus")
-    assert "(raised in jnp.vstack)" in _message(e.value)
+    assert "(raised in jnp.vstack)" in message(e.value)
 
 
 @pytest.mark.parametrize("name", ["exp", "sin", "add", "max", "atan2", "population_count",
@@ -300,7 +277,7 @@ def test_lax_elementwise_errors_name_the_function(name):
     args = ("abc",) if f.__code__.co_argcount == 1 else ("abc", 1.0)
     with pytest.raises(TypeError) as e:
         f(*args)
-    assert f"lax.{name}" in _message(e.value) and "str" in _message(e.value)
+    assert f"lax.{name}" in message(e.value) and "str" in message(e.value)
 
 
 # -- traced values where a static one is needed: ConcretizationTypeError naming the argument --
@@ -312,7 +289,7 @@ def _traced_static(call, *words):
     with pytest.raises(tjit.errors.ConcretizationTypeError) as e:
         call()
     assert isinstance(e.value, TypeError)  # JAX's ConcretizationTypeError is one too
-    msg = _message(e.value)
+    msg = message(e.value)
     for w in (*words, "traced argument 'n'", "static"):
         assert w in msg, (w, msg)
 
@@ -431,7 +408,7 @@ def test_an_array_as_dtype(fn):
         with pytest.raises(TypeError) as e:
             fn(d)
         assert isinstance(e.value, ValueError)  # JAX's class too
-        assert "passed as a dtype" in _message(e.value)
+        assert "passed as a dtype" in message(e.value)
     with pytest.raises(TypeError, match="passed as a dtype"):
         tjit.jit(fn)(2)  # a traced value
 
