@@ -61,6 +61,7 @@ it died in, which is reported as CRASH.
 
 import argparse
 import collections
+import importlib
 import inspect
 import json
 import os
@@ -131,7 +132,6 @@ def materialize(v, lib):
     if isinstance(v, NotAKey):
         return np.array([0.5, 1.5], np.float32)
     if isinstance(v, FromLib):
-        import importlib
         head, _, rest = v.path.partition(".")
         return attr(importlib.import_module(f"{lib.name}.{head}"), rest)(*v.args, **v.kwargs)
     if isinstance(v, list):
