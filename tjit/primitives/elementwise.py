@@ -465,6 +465,8 @@ pow_p = binop("pow", _pow_impl, kind=FLOAT)
 max_p = binop("max", lambda xp, x, y: _same(xp, ieee_minmax.maximum(xp, x, y), x), kind=ANY)
 min_p = binop("min", lambda xp, x, y: _same(xp, ieee_minmax.minimum(xp, x, y), x), kind=ANY)
 atan2_p = binop("atan2", lambda xp, x, y: _same(xp, xp.arctan2(x, y), x), kind=REAL_FLOAT)
+
+
 def _nextafter_impl(xp, x, y):
     # C99's (and JAX's) rule on every dtype: y when x == y, so nextafter(0, -0) = -0.
     # float32/float64 are C's nextafter already. NumPy's float16 loop gave x there before
@@ -999,13 +1001,13 @@ def _exp_square(x, sign):
     dtype = _aval(x).dtype
     if dtype != np.float64:
         return exp_p.bind(_mul(_const(x, sign), _sq(x)))
-    p, err = _square_pair(x, dtype)
+    p, err = _square_pair(x)
     if sign < 0:
         return _mul(exp_p.bind(_neg(p)), _sub(_const(x, 1), err))
     return _mul(exp_p.bind(p), _add(_const(x, 1), err))
 
 
-def _square_pair(x, dtype):
+def _square_pair(x):
     """(x*x, its rounding error) exactly, |x| clamped to 28: one fma (a mask-split
     approximation of the error took five ops, Dekker's split nine: +60% on
     jit(grad(sum(erf))))."""
