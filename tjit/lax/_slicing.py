@@ -16,7 +16,8 @@ from tjit.tracing.shapes import (
     normalize_axis, static_ints)
 from tjit.primitives import slicing as sl
 from tjit.lax._elementwise import add, asarray_for_lax, convert_element_type, lt, select
-from tjit.lax._structural import broadcast_in_dim, dim_value, expand_dims, reshape, squeeze
+from tjit.lax._structural import (
+    broadcast_in_dim, dim_value, expand_dims, full, reshape, squeeze)
 
 _INT32 = np.iinfo(np.int32)
 
@@ -344,8 +345,22 @@ def dynamic_update_index_in_dim(operand, update, index, axis, *,
                                        allow_negative_indices=allow_negative_indices)
 
 
+def shape_as_value(shape):
+    """``shape`` as a 1-D array of the default int dtype (``jax.lax.shape_as_value``):
+    under shape polymorphism its symbolic dims become values computed when the sizes
+    are bound.
+
+    >>> lax.shape_as_value((2, 3))
+    Array([2, 3], dtype=int32)
+    """
+    dims = canonical_shape(shape, "lax.shape_as_value")
+    if not dims:
+        return full((0,), 0, dtypes.default_int())
+    return concatenate([expand_dims(dim_value(d), (0,)) for d in dims], 0)
+
+
 __all__ = ["rev", "pad", "concatenate", "slice", "slice_in_dim", "index_in_dim", "stack",
            "unstack", "tile", "broadcast_like",
            "dynamic_slice", "dynamic_slice_in_dim", "dynamic_index_in_dim",
            "dynamic_update_slice", "dynamic_update_slice_in_dim",
-           "dynamic_update_index_in_dim"]
+           "dynamic_update_index_in_dim", "shape_as_value"]

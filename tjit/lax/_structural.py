@@ -6,7 +6,7 @@ import numpy as np
 from tjit.tracing import dtypes
 from tjit.tracing.core import get_aval
 from tjit.tracing.errors import static_index
-from tjit.tracing.shapes import canonical_shape, nonnegative_shape, normalize_axis, static_ints
+from tjit.tracing.shapes import nonnegative_shape, normalize_axis, static_ints
 from tjit.primitives import reductions as rd
 from tjit.primitives import structural as st
 from tjit.lax._elementwise import asarray_for_lax
@@ -221,22 +221,6 @@ def dim_value(d, dtype=None):
     return rd.reduce_sum_p.bind(full((d,), 1, dtype), axes=(0,))
 
 
-def shape_as_value(shape):
-    """``shape`` as a 1-D array of the default int dtype (``jax.lax.shape_as_value``):
-    under shape polymorphism its symbolic dims become values computed when the sizes
-    are bound.
-
-    >>> lax.shape_as_value((2, 3))
-    Array([2, 3], dtype=int32)
-    """
-    from tjit.lax._slicing import concatenate
-    dims = canonical_shape(shape, "lax.shape_as_value")
-    if not dims:
-        return full((0,), 0, dtypes.default_int())
-    return concatenate([st.expand_dims_p.bind(dim_value(d), dimensions=(0,)) for d in dims],
-                       0)
-
-
 def full_like(x, fill_value, dtype=None, shape=None, sharding=None):
     """``full`` with the shape (and dtype unless given) of ``x`` (``sharding``: JAX's,
     checked against the result)."""
@@ -266,5 +250,5 @@ def zeros_like_array(x):
 __all__ = [
     "iota", "broadcasted_iota", "broadcast_in_dim", "broadcast", "broadcast_to_rank",
     "reshape", "transpose", "squeeze", "expand_dims", "full", "full_like",
-    "zeros_like_array", "shape_as_value"
+    "zeros_like_array"
 ]
