@@ -87,3 +87,6 @@ def test_bad_input_is_named():
         jsp.lpmn(-1, 2, np.zeros(3, np.float32))
     with pytest.raises(tjit.errors.ConcretizationTypeError, match="lpmn: m must be a static"):
         tjit.jit(lambda m: jsp.lpmn(m, 2, np.zeros(3, np.float32)))(2)
+    with pytest.raises(tjit.errors.ConcretizationTypeError,
+                       match="lpmn_values: is_normalized must be a static Python bool"):
+        tjit.jit(lambda f: jsp.lpmn_values(2, 2, np.zeros(3, np.float32), f))(True)

@@ -263,4 +263,8 @@ def lpmn_values(m, n, z, is_normalized):
     orthonormal (computed by its own recurrence, so large degrees do not overflow).
     JAX supports ``m == n`` only; tjit any ``m, n >= 0``."""
     m, n, z = _legendre_args("lpmn_values", m, n, z)
+    if isinstance(is_normalized, Tracer):
+        raise ConcretizationTypeError(
+            "lpmn_values: is_normalized must be a static Python bool, got a traced value; "
+            "pass it as a Python bool (or mark it static in jit)")
     return _legendre_grid(m, n, z, normalized=bool(is_normalized))
