@@ -182,7 +182,7 @@ def permutation(key, x, axis=0, independent=False):
       The permuted array.
     """
     key = check_key("permutation", key)
-    if not isinstance(x, (Array, Tracer)):  # (np.ndim of a ragged list: NumPy's words)
+    if not isinstance(x, (Array, Tracer)):  # (asarray names a ragged list as such)
         x = jnp.asarray(x)
     if x.ndim == 0:
         if not dtypes.is_int(x.dtype):

@@ -70,8 +70,8 @@ class ArrayConversionError(TjitError, TypeError, ValueError):
     """A value that holds no array (None, an object, text, a ragged list) given to
     ``jnp.array``/``asarray``. JAX raises ValueError for None and ragged lists ("None is
     not a valid value for jnp.array", NumPy's inhomogeneous shape) and TypeError for other
-    objects; tjit raises one class for all, both, so ``except`` clauses written for
-    either catch it."""
+    objects; tjit raises this one class, a subclass of both, for all of them, so an
+    ``except`` clause written for either catches it."""
 
 
 # The bases of JAX's own errors, under JAX's names (``jax.errors.JAXTypeError``), so that

@@ -196,13 +196,13 @@ def _api_tangent(aval, t):
 
 
 def _api_cotangent(aval, ct, real_outputs):
-    """A cotangent as vjp returns it. JAX's carries the weak type its backward pass
-    computes. tjit's jvp rules make their constants strong, so a weakly typed primal
-    gets a weak cotangent (what JAX's convert_element_type transpose restores after a
-    promotion), except a complex primal of a function whose outputs are all real: its
-    cotangent enters the complex domain through the transpose of real, imag or abs,
-    which builds a strong complex, or of a complex-to-real convert, which restores the
-    weak type, as JAX's; the backward pass's own weak type is kept there
+    """A cotangent as vjp returns it, with the weak type JAX's backward pass gives it.
+    tjit's jvp rules make their constants strong, so the weak type is set here: a weakly
+    typed primal gets a weak cotangent (what JAX's convert_element_type transpose
+    restores after a promotion). The exception is a weak complex primal of a function
+    whose outputs are all real. Its cotangent enters the complex domain through a
+    transpose: of real, imag or abs (a strong complex) or of a complex-to-real convert
+    (weak). tjit's backward pass gives those the weak types JAX's does, so they are kept
     (``grad(lambda z: jnp.real(z)**2)(3. + 4j)`` is strong, as in JAX)."""
     if real_outputs and aval.weak_type and dtypes.is_complex(aval.dtype):
         return tangent_out(aval, ct)
