@@ -128,16 +128,7 @@ def _fma(dt):
     """fma(a, b, c) and a*b + c on triples where one rounding and two differ: the fma
     rounds once, and the mul and add are not contracted into one."""
     inputs = list(T.fma_triples(dt, 500))
-    return [Case(f"fma_{dt.name}", fma_kernel(dt, len(inputs[0])), inputs)]
-
-
-def fma_kernel(dt, n):
-    a, b, c = (K.Load(i, K.Affine(0, (1,)), dt) for i in range(3))
-    fused = K.Op("fma", (a, b, c), dt)
-    twice = K.Op("add", (K.Op("mul", (a, b), dt), c), dt)
-    at = K.Affine(0, (1,))
-    args = (K.Arg(dt, "in"),) * 3 + (K.Arg(dt, "out"),) * 2
-    return K.Kernel(f"fma_{dt.name}", (n,), args, stores=(K.Store(3, at, fused), K.Store(4, at, twice)))
+    return [Case(f"fma_{dt.name}", T.fma_kernel(dt, len(inputs[0])), inputs)]
 
 
 def _reductions(dt, style):

@@ -240,6 +240,17 @@ def fma_triples(dt, n=4096, seed=0):
     return tuple(cols)
 
 
+def fma_kernel(dt, n):
+    """Over ``n`` points of three ``dt`` inputs, stores ``fma(a, b, c)`` and ``a*b + c``."""
+    a, b, c = (K.Load(i, K.Affine(0, (1,)), dt) for i in range(3))
+    fused = K.Op("fma", (a, b, c), dt)
+    twice = K.Op("add", (K.Op("mul", (a, b), dt), c), dt)
+    at = K.Affine(0, (1,))
+    args = (K.Arg(dt, "in"),) * 3 + (K.Arg(dt, "out"),) * 2
+    return K.Kernel(f"fma_{dt.name}", (n,), args,
+                    stores=(K.Store(3, at, fused), K.Store(4, at, twice)))
+
+
 @pytest.mark.parametrize("dt", ALL, ids=lambda d: d.name)
 def test_elementwise_ops_bit_exact(dt):
     unary, binary = ops_for(dt)
@@ -261,12 +272,7 @@ def test_fma_rounds_once_and_nothing_else_contracts(dt):
     FMA instructions; where the host has them, llvm.fma is one."""
     n = 600
     a, b, c = fma_triples(dt, n - 12)
-    loads = [K.Load(i, K.Affine(0, (1,)), dt) for i in range(3)]
-    fused = K.Op("fma", tuple(loads), dt)
-    twice = K.Op("add", (K.Op("mul", tuple(loads[:2]), dt), loads[2]), dt)
-    at = K.Affine(0, (1,))
-    k = K.Kernel("fma", (n,), (K.Arg(dt, "in"),) * 3 + (K.Arg(dt, "out"),) * 2,
-                 stores=(K.Store(3, at, fused), K.Store(4, at, twice)))
+    k = fma_kernel(dt, n)
     (g_fused, g_twice), (w_fused, w_twice) = run_both(k, [a, b, c])
     assert_bits_equal(g_fused, w_fused, f"fma on {dt.name}")
     assert_bits_equal(g_twice, w_twice, f"a*b + c on {dt.name}")

@@ -121,13 +121,14 @@ def test_column_reductions_over_symbolic_rows_match_numpy(gpu, op):
     # below P (all rows are the "last rows"), P multiples, P*q + r, a prime
     for rows in (3, 4095, 4096, 8192, 4096 * 3 + 17, 20011):
         x = rng.standard_normal((rows, 32))
-        if op == "prod":
-            x = 1 + x * 1e-3
+        if op == "prod":    # (factors x * 1.5 near 1: a finite product of 20011 rows)
+            x = (1 + x * 1e-3) / 1.5
         x = x.astype(F32)
         v = x * F32(1.5)       # (float32, as the kernel's product)
         want = getattr(np, op)(v.astype(np.float64) if op not in ("any", "all")
                                else x > 0.5, axis=0)
         got = np.asarray(f(x))
+        assert np.isfinite(want).all()
         np.testing.assert_allclose(got, want, rtol=2e-5 if op in ("sum", "prod") else 0,
                                    atol=1e-3 if op == "sum" else 0, err_msg=str(rows))
 
@@ -144,14 +145,16 @@ def test_full_and_column_reductions_of_prime_lengths_match_numpy(gpu):
 
 
 def test_a_second_batch_size_keeps_the_split(gpu):
-    """Automatic dynamic shapes: the second size makes the rows symbolic."""
+    """Automatic dynamic shapes: the second size makes the rows symbolic, and the large
+    third binding (1.6M elements) runs its own, split, program."""
     rng = np.random.default_rng(2)
     f = tjit.jit(lambda x, y: (x * y[:, None]).sum(0))
-    for rows in (8192, 12289, 50000):
+    for rows, own in ((8192, 0), (12289, 0), (50000, 1)):
         x = rng.standard_normal((rows, 32)).astype(F32)
         y = rng.standard_normal(rows).astype(F32)
-        np.testing.assert_allclose(np.asarray(f(x, y)),
-                                   (x.astype(np.float64) * y[:, None]).sum(0),
+        got, n = _own_programs(f, x, y)
+        assert n == own, (rows, n)
+        np.testing.assert_allclose(np.asarray(got), (x.astype(np.float64) * y[:, None]).sum(0),
                                    rtol=1e-4, atol=1e-3)
 
 

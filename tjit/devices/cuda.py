@@ -363,8 +363,9 @@ class CudaExecutable(PlanInspection, Executable):
         self._oom = _cupy().cuda.memory.OutOfMemoryError
         self._lock = threading.Lock()
         self._last_stream = None    # (the stream the previous call ran on)
-        #: (traced program, donated positions) of a polymorphic program, whose large
-        #: bindings are compiled for their sizes (``cuda_specialize``); else None
+        #: (traced program, donated positions, jit's memory budget) of a polymorphic
+        #: program, whose large bindings are compiled for their sizes
+        #: (``cuda_specialize``); else None
         self.source = None
         #: ``host_steps``: runs of host-only primitives (on host copies) so far;
         #: ``own_programs``: size bindings compiled for their sizes

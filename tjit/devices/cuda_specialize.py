@@ -21,21 +21,17 @@ their CUDA graphs to it), keep the symbolic program and compile nothing.
 import math
 
 from tjit.xla_like.plan import concrete
+from tjit.xla_like.target import CUDA_COLUMN_SPLIT_MIN, CUDA_RESIDENT_THREADS
 
 __all__ = ["wants_own_program"]
-
-#: About as many threads as an H100/H200 keeps resident (``target.cuda_column_split``).
-RESIDENT_THREADS = 1 << 18
-#: A reduction of fewer elements than this runs in one pass even in a concrete program
-#: (``target.cuda_column_split``'s small-array limit).
-SMALL = 1 << 20
 
 
 def wants_own_program(program, env):
     """True when a kernel of ``program`` (top level: loop bodies are sub-programs that
     run their own kernels) reduces over an axis whose extent is symbolic, keeps fewer
     than half the GPU's resident threads' worth of points, and reads at least
-    :data:`SMALL` elements at the sizes ``env``: the binding's own program splits it."""
+    ``CUDA_COLUMN_SPLIT_MIN`` elements at the sizes ``env`` (a concrete program's column
+    reductions of fewer run one pass too): the binding's own program splits it."""
     for step in program.steps:
         k = getattr(step, "kernel", None)
         if k is None or not k.reduce_axes:
@@ -47,7 +43,7 @@ def wants_own_program(program, env):
         dims = [concrete(d, env) for d in k.shape]
         reduced = math.prod(dims[a] for a in k.reduce_axes)
         kept = math.prod(d for a, d in enumerate(dims) if a not in k.reduce_axes)
-        if 2 * kept < RESIDENT_THREADS and reduced * kept >= SMALL:
+        if 2 * kept < CUDA_RESIDENT_THREADS and reduced * kept >= CUDA_COLUMN_SPLIT_MIN:
             return True
     return False
 

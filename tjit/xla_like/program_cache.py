@@ -234,18 +234,17 @@ def _own_name_ref(p):
 
 def _scanned_ref(p):
     """``(module, attribute)`` of ``p`` from a scan of every tjit module's attributes
-    (a primitive whose variable is not named after it); raises ``_NotStorable``."""
+    (a primitive whose variable is not named after it), recording every primitive it
+    passes; raises ``_NotStorable``."""
+    for name, mod in list(sys.modules.items()):
+        if mod is not None and _tjit_module(name):
+            for attr, v in list(vars(mod).items()):
+                if isinstance(v, Primitive) and (    # (its own ``name_p`` first)
+                        v not in _PRIMITIVE_REFS or attr == f"{v.name}_p"):
+                    _PRIMITIVE_REFS[v] = (name, attr)
     ref = _PRIMITIVE_REFS.get(p)
     if ref is None:
-        for name, mod in list(sys.modules.items()):
-            if mod is not None and _tjit_module(name):
-                for attr, v in list(vars(mod).items()):
-                    if isinstance(v, Primitive) and (    # (its own ``name_p`` first)
-                            v not in _PRIMITIVE_REFS or attr == f"{v.name}_p"):
-                        _PRIMITIVE_REFS[v] = (name, attr)
-        ref = _PRIMITIVE_REFS.get(p)
-        if ref is None:
-            raise _NotStorable(f"primitive {p.name} is not a module attribute of tjit")
+        raise _NotStorable(f"primitive {p.name} is not a module attribute of tjit")
     return ref
 
 

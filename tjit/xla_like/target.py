@@ -231,13 +231,20 @@ def cuda_row_split(n):
     return None
 
 
-def cuda_column_split(rows, kept, threads=1 << 18, min_fold=16):
+#: About as many threads as an H100/H200 keeps resident (270k): the aim of a split
+#: reduction's first pass, and the kept points that alone fill the GPU (half of it).
+CUDA_RESIDENT_THREADS = 1 << 18
+#: A column reduction of fewer elements runs in one pass (one launch beats two).
+CUDA_COLUMN_SPLIT_MIN = 1 << 20
+
+
+def cuda_column_split(rows, kept, threads=CUDA_RESIDENT_THREADS, min_fold=16):
     """Partials per column for a column reduction on a GPU: the first pass runs a thread
     per (partial, column), about ``threads`` of them (an H100 holds 270k resident), each
     folding at least ``min_fold`` rows; ``parts`` divides ``rows``. None when the kept
     points alone fill the GPU (``kept >= threads / 2``: one pass, a thread per column)
     or the array is small (< 2^20 elements: one launch beats two)."""
-    if kept * 2 >= threads or rows * kept < 1 << 20:
+    if kept * 2 >= threads or rows * kept < CUDA_COLUMN_SPLIT_MIN:
         return None
     want = max(2, threads // kept)
     best = None
@@ -246,11 +253,11 @@ def cuda_column_split(rows, kept, threads=1 << 18, min_fold=16):
             best = parts
         if parts > 2 * want:
             break
-    # (rows with no divisor near the aim, a prime count say: one pass)
+    # (rows with no divisor near the aim, a prime count say: ``cuda_ragged_parts``)
     return None if best is None or best * 4 < min(want, rows // min_fold) else best
 
 
-def cuda_ragged_parts(rows, kept, threads=1 << 18, most=4096):
+def cuda_ragged_parts(rows, kept, threads=CUDA_RESIDENT_THREADS, most=4096):
     """Partials for a reduction over ``rows`` with no divisor near the aim (a prime
     count, say) of ``kept`` points each, on a GPU: a full reduction (``kept == 1``)
     takes ``CUDA_SPLIT_ROWS`` rows, a column reduction about ``threads / kept``
@@ -270,7 +277,7 @@ def cuda_ragged_parts(rows, kept, threads=1 << 18, most=4096):
         if kept * 2 >= threads:
             return None
         parts = max(2, min(threads // kept, most))
-        if rows * kept < 1 << 20 or cuda_column_split(rows, kept) is not None:
+        if rows * kept < CUDA_COLUMN_SPLIT_MIN or cuda_column_split(rows, kept) is not None:
             return None
     return None if rows < 2 * parts else parts
 

@@ -11,6 +11,7 @@ import pytest
 
 from tests.lower import kernel_corpus as corpus
 from tests.lower.c import conformance, runners
+from tests.lower.test_codegen import fma_kernel
 from tjit.lower.c import dialects, render
 from tjit.xla_like import kernel_ir as K
 
@@ -46,7 +47,7 @@ def test_fma_is_one_fused_instruction():
     """The kernel IR's fma renders as fmaf/fma, an fma.rn even under --fmad=false; the
     a*b + c beside it stays a mul and an add."""
     for dt, sfx in (("float32", "f32"), ("float64", "f64")):
-        k = corpus.fma_kernel(np.dtype(dt), 64)
+        k = fma_kernel(np.dtype(dt), 64)
         ptx = runners.nvrtc_compile(render(k, "cuda", "fused").text, "compute_90")
         assert f"fma.rn.{sfx}".encode() in ptx, dt
         assert f"mul.rn.{sfx}".encode() in ptx and f"add.rn.{sfx}".encode() in ptx, dt
