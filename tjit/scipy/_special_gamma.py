@@ -33,8 +33,8 @@ STIRLING_FROM = 10.0  # where the 8 terms of d(x) reach float64's precision
 
 _SQRT_2PI = float(np.sqrt(2 * np.pi))
 # per dtype (float32, float64): x above which x**(x - 1/2) overflows (so the split form);
-# x above which Gamma(x) overflows; -x below which Gamma(x) underflows to 0 even next to
-# a pole (|Gamma(x)| <= 1 / (|x| sin(pi x) Gamma(-x)), sin(pi x) >= |x| eps)
+# x above which Gamma(x) overflows; u such that Gamma(x) underflows to 0 for x <= -u, even
+# next to a pole (|Gamma(x)| <= 1 / (|x| sin(pi x) Gamma(-x)), sin(pi x) >= |x| eps)
 _SPLIT_ABOVE = {4: 25.0, 8: 140.0}
 _OVERFLOW_ABOVE = {4: 35.0401, 8: 171.6244}
 _UNDERFLOW_BELOW = {4: 44.0, 8: 190.0}
