@@ -42,7 +42,7 @@ POLY_SIZES = (2, 3, 7, 97)
 
 class Value:
     """A traced (or NumPy) value with its shape as the generator sees it: ints, and
-    ("B", k) for the dim of size b*k (b the batch size; at most one such dim)."""
+    ("B", k, o) for the dim of size b*k + o (b the batch size; at most one such dim)."""
 
     def __init__(self, x, dims):
         self.x, self.dims = x, tuple(dims)
@@ -53,7 +53,7 @@ def _bdim(dims):
 
 
 def _size(d, b):
-    return d if isinstance(d, int) else b * d[1]
+    return d if isinstance(d, int) else b * d[1] + d[2]
 
 
 def _static_size(dims):
@@ -97,14 +97,14 @@ class Program:
         self.n_in = int(rng.integers(1, 3))
         # second input: full, or a trailing piece (broadcasts), or a per-row vector
         # the first input's batch dim alone, or merged with the next static dim (b*c)
-        lead = (("B", 1),) + self.static
+        lead = (("B", 1, 0),) + self.static
         if self.static and rng.random() < 0.3:
-            lead = (("B", self.static[0]),) + self.static[1:]
+            lead = (("B", self.static[0], 0),) + self.static[1:]
         self.shapes = [lead]
         if self.n_in == 2:
             kind = rng.integers(3)
             self.shapes.append(self.shapes[0] if kind == 0 else
-                               (("B", 1),) if kind == 1 else self.static or (("B", 1),))
+                               (("B", 1, 0),) if kind == 1 else self.static or (("B", 1, 0),))
         self.n_steps = int(rng.integers(3, 11))
         self.trace_seed = int(rng.integers(1 << 30))
         self.desc = []
@@ -154,10 +154,12 @@ class Program:
         bd = _bdim(dims)
         n = len(dims)
         kinds = ["unary", "unary", "binary", "binary", "fma", "reduce", "reduce", "back",
-                 "back"]
+                 "back", "exact"]
         if n:
             kinds += ["transpose", "merge", "split", "split", "gather", "window", "dot",
-                      "slice", "flip", "cumsum"]
+                      "slice", "flip", "cumsum", "complex"]
+        if bd is not None:
+            kinds += ["batch_edge"]
         if n < 4 and _static_size(dims) <= 16:
             kinds += ["broadcast"]
         kind = str(rng.choice(kinds))
@@ -175,6 +177,36 @@ class Program:
             return op, Value(_BINARY[op](m, x, y.x), dims)
         if kind == "reduce":
             return self._reduce(m, is_np, rng, x, dims, bd)
+        if kind == "exact":       # integer reductions of an input: exact on every target
+            src = pool[int(rng.integers(self.n_in))]
+            q = m.floor(src.x * 4).astype(np.int32 if is_np else m.int32)
+            op = str(rng.choice(["sum", "max", "min", "argmax", "argmin"]))
+            sb, n_src = _bdim(src.dims), len(src.dims)
+            axis = sb if rng.integers(3) else int(rng.integers(n_src))
+            if op in ("sum", "max", "min") and rng.integers(4) == 0:
+                axis = None
+            v = getattr(m, op)(q, axis=axis)
+            nd = () if axis is None else src.dims[:axis] + src.dims[axis + 1:]
+            return f"int_{op}[{axis}]", Value(v.astype(np.float64 if is_np else m.float32), nd)
+        if kind == "batch_edge":   # drop the first row of the batch dim, or repeat it
+            _, k, o = dims[bd]
+            head = (slice(None),) * bd
+            # (a first row to repeat only where there is one at every b >= 1: the
+            # polymorphic slice of b - 1 rows is min(1, b - 1) long, in JAX too)
+            if o < 0:
+                return "repeat_first-", None
+            if rng.integers(2):
+                nd = dims[:bd] + (("B", k, o - 1),) + dims[bd + 1:]
+                return f"drop_first{bd}", Value(x[head + (slice(1, None),)], nd)
+            nd = dims[:bd] + (("B", k, o + 1),) + dims[bd + 1:]
+            return f"repeat_first{bd}", Value(
+                m.concatenate([x[head + (slice(0, 1),)], x], axis=bd), nd)
+        if kind == "complex":      # (x + i y)^2 of a pool value y like x: |.| or Re
+            options = [v for v in pool if v.dims == dims]
+            y = options[int(rng.integers(len(options)))].x
+            z = m.square(x + 1j * y) if rng.integers(2) else (x + 1j * y) ** 2
+            part = str(rng.choice(["abs", "real", "imag"]))
+            return f"complex_sq_{part}", Value(getattr(m, part)(z) * 0.5, dims)
         if kind == "back":      # the current value against a larger one it broadcasts to
             options = [v for v in pool if _broadcasts(dims, v.dims) and v.dims != dims]
             if not options:
@@ -192,8 +224,8 @@ class Program:
             d0, d1 = dims[a], dims[a + 1]
             if isinstance(d0, tuple) and isinstance(d1, tuple):
                 return "merge-", None
-            new = (("B", d0[1] * d1) if isinstance(d0, tuple) else
-                   ("B", d1[1] * d0) if isinstance(d1, tuple) else d0 * d1)
+            new = (("B", d0[1] * d1, d0[2] * d1) if isinstance(d0, tuple) else
+                   ("B", d1[1] * d0, d1[2] * d0) if isinstance(d1, tuple) else d0 * d1)
             nd = dims[:a] + (new,) + dims[a + 2:]
             return f"merge{a}", Value(self._reshape(m, x, nd, b), nd)
         if kind == "split":
@@ -201,16 +233,16 @@ class Program:
             d = dims[a]
             k = d[1] if isinstance(d, tuple) else d
             ps = _divisors(k)
-            if isinstance(d, tuple) and k == 1:
+            if isinstance(d, tuple) and (k == 1 or d[2]):
                 return "split-", None
             if isinstance(d, tuple):
                 # b*k -> (b*k/p, p) or (p, b*k/p) or (b, k)
                 form = int(rng.integers(3))
                 if form == 2 or not ps:
-                    new = (("B", 1), k)
+                    new = (("B", 1, 0), k)
                 else:
                     p = int(rng.choice(ps))
-                    new = (("B", k // p), p) if form == 0 else (p, ("B", k // p))
+                    new = (("B", k // p, 0), p) if form == 0 else (p, ("B", k // p, 0))
             else:
                 if not ps:
                     return "split-", None
@@ -221,6 +253,9 @@ class Program:
         if kind == "gather":
             a = int(rng.integers(n))
             d = dims[a]
+            if isinstance(d, tuple) and d[2] < 0:
+                # (a gather's row of b*k - 1 rows: b*k - 1 >= 1 is undecidable, in JAX too)
+                return "take_rows-", None
             if isinstance(d, tuple):   # rows of the batch dim, picked modulo its size
                 idx = np.array([5, 0, 2, 11], np.int32)
                 size = _size(d, b)
@@ -281,13 +316,17 @@ class Program:
     def _reduce(self, m, is_np, rng, x, dims, bd):
         op = str(rng.choice(["sum", "max", "min", "prod", "any", "all"]))
         n = len(dims)
-        where = str(rng.choice(["batch", "batch", "static", "all"] if n else ["all"]))
+        where = str(rng.choice(["batch", "batch", "static", "all", "two"] if n else ["all"]))
+        if where == "two" and n < 3:
+            where = "batch"
         if where == "batch" and bd is None or where == "static" and n < 2:
             where = "all" if where == "static" or bd is None else where
         if where == "all":
             axis = None
         elif where == "batch":
             axis = bd if bd is not None else int(rng.integers(n))
+        elif where == "two":
+            axis = tuple(sorted(int(a) for a in rng.choice(n, 2, replace=False)))
         else:
             axis = int(rng.choice([i for i in range(n) if i != bd] or [0]))
         keep = bool(rng.integers(2)) and axis is not None
@@ -303,12 +342,8 @@ class Program:
             v = m.mean(x, axis=axis, keepdims=keep)
         else:
             v = getattr(m, op)(x, axis=axis, keepdims=keep)
-        if axis is None:
-            nd = ()
-        elif keep:
-            nd = dims[:axis] + (1,) + dims[axis + 1:]
-        else:
-            nd = dims[:axis] + dims[axis + 1:]
+        axes = range(n) if axis is None else axis if isinstance(axis, tuple) else (axis,)
+        nd = tuple(1 if i in axes else d for i, d in enumerate(dims) if keep or i not in axes)
         return f"{op}[{axis},{'k' if keep else ''}]", Value(v, nd)
 
     @staticmethod
