@@ -7,4 +7,6 @@ sparse``, imported on demand as JAX's)."""
 from tjit.host_callbacks import io_callback  # noqa: F401
 
 from tjit._namespace import publish as _publish  # noqa: E402
-_publish(globals(), submodules=('checkify', 'compilation_cache', 'hijax', 'jet', 'mesh_utils', 'multihost_utils', 'ode', 'shard_map', 'sparse'), entry_points=False)  # tab completion lists the public API only
+_publish(globals(), submodules=(  # tab completion lists the public API only
+    "checkify", "compilation_cache", "hijax", "jet", "mesh_utils", "multihost_utils", "ode",
+    "shard_map", "sparse"), entry_points=False)
