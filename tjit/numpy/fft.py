@@ -42,6 +42,10 @@ def _norm_scale(name, norm, lengths, inverse):
     return n if inverse else 1 / n  # "forward": the forward transform carries 1/n
 
 
+#: the transform of complex input a real-input transform's error points to
+_COMPLEX_TWIN = {"rfft": "fft", "rfft2": "fft2", "rfftn": "fftn", "ihfft": "ifft"}
+
+
 def _as_operand(name, a, fft_type):
     """``a`` cast to the dtype the transform needs (complex for FFT/IFFT/IRFFT)."""
     check_arraylike(f"jnp.fft.{name}", a)
@@ -113,10 +117,6 @@ def _fft_core(name, fft_type, a, s, axes, norm):
     if scale is not None:
         out = out * np.asarray(scale, out.dtype)
     return moveaxis(out, last, axes) if axes != last else out
-
-
-#: the transform of complex input a real-input transform's error points to
-_COMPLEX_TWIN = {"rfft": "fft", "rfft2": "fft2", "rfftn": "fftn", "ihfft": "ifft"}
 
 
 def _one_axis(axis):
