@@ -439,7 +439,7 @@ def choose(a, choices, out=None, mode="raise"):
     if isinstance(choices, (Array, Tracer, np.ndarray)):
         choices = [choices[i] for i in range(len(choices))]
     n = len(choices)
-    if n == 0:  # before promotion, which has no dtype to give nothing
+    if n == 0:  # (checked before promotion, which fails on no operands)
         raise ValueError("jnp.choose: choices must not be empty")
     choices = promote_dtypes(*[asarray(c) for c in choices])
     if mode == "raise":
