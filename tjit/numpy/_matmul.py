@@ -172,9 +172,12 @@ def _plain_product(a, b):
     if type(a) is not Array or type(b) is not Array:
         return None
     plan = _matmul_plans.get((a.shape, b.shape))
-    if plan is None or plan[0] or plan[1] or plan[4] != _identity(len(plan[4])):
+    if plan is None:
         return None
-    return _dot_lane.dot_general(a, b, (plan[2], plan[3]))
+    a_sq, b_sq, contract, batch, perm = plan
+    if a_sq or b_sq or perm != _identity(len(perm)):
+        return None
+    return _dot_lane.dot_general(a, b, (contract, batch))
 
 
 def _identity(n):
