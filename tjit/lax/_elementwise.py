@@ -305,7 +305,8 @@ def integer_pow(x, y):
 
 def square(x):
     """square(x): ``x * x`` elementwise, as ``jax.lax.square`` (no promotion: Python
-    scalars take ``x``'s dtype).
+    scalars take ``x``'s dtype). A complex ``a + bj`` squares as JAX's does, to
+    ``(a - b)(a + b) + 2ab j``: no overflow where the product's ``a*a - b*b`` would.
 
     Example::
 
@@ -313,7 +314,7 @@ def square(x):
         Array([2.25, 4.  ], dtype=float32)
     """
     x = asarray_for_lax(x)
-    if dtypes.is_complex(x.dtype):  # (a - b)(a + b) + 2abj, as JAX's: no overflow of a*a
+    if dtypes.is_complex(x.dtype):  # (complex_square.py)
         return square_p.bind(x)
     return integer_pow(x, 2)
 
