@@ -80,3 +80,16 @@ def test_pbroadcast_two_axes_pytree_grad_and_errors():
     for bad, err in ((3, ValueError), (-1, ValueError), (1.5, TypeError)):
         with pytest.raises(err, match="pbroadcast: source"):
             tjit.vmap(lambda v: lax.pbroadcast(v, "i", bad), axis_name="i")(x[0])
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: lax.pswapaxes(v, "i", 1.5),
+    lambda v: lax.all_to_all(v, "i", 0, 1.5),
+    lambda v: lax.all_gather(v, "i", axis=0.5),
+    lambda v: lax.psum_scatter(v, "i", scatter_dimension=1.5, tiled=True),
+], ids=["pswapaxes", "all_to_all", "all_gather", "psum_scatter"])
+def test_float_axis_of_a_collective_is_named(call):
+    # a float axis went on as a position: "tuple indices must be integers or slices"
+    x = np.ones((4, 4, 4), np.float32)
+    with pytest.raises(TypeError, match=r"must be an integer, got (1\.5|0\.5)"):
+        tjit.vmap(call, axis_name="i")(x)

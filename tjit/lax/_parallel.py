@@ -161,6 +161,9 @@ def _reshape(v, shape):
 
 
 def _axis(where, what, axis, ndim):
+    """``axis`` of an operand of rank ``ndim`` as a non-negative int (a float such as 1.5
+    is named, not taken as a position)."""
+    axis = static_index(axis, what, where)
     if not -ndim <= axis < ndim:
         fix = (f"use an axis in [{-ndim}, {ndim})" if ndim else
                "a scalar has no axis to tile or scatter: reshape it to rank 1 first")
