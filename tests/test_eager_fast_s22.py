@@ -1,4 +1,4 @@
-"""Eager small-op lanes and cheaper paths of stop 22: each gives the answers of an
+"""Eager small-op lanes and cheaper paths of session 22: each gives the answers of an
 independent reference (NumPy float64, a Python sort) on its first and repeated calls,
 and steps aside where its assumptions fail (another signature, weak operands, a trace,
 the debug_nans checks).
@@ -138,7 +138,7 @@ def test_top_k_along_a_leading_axis_and_eager_equals_jit():
 
 # -- small broadcasts, full_like ------------------------------------------------------------
 @pytest.mark.parametrize("shape", [(), (8,), (3, 5), (4096,), (4097,), (64, 65)])
-def test_full_like_and_zeros_are_filled_and_read_only_outside(shape):
+def test_full_like_and_zeros_are_filled_and_immutable(shape):
     for dt, fill in ((np.float32, 1.5), (np.int8, -3), (np.float16, 1e6), (np.bool_, True)):
         x = jnp.zeros(shape, dt)
         out = lax.full_like(x, fill)
