@@ -704,9 +704,9 @@ def outcome(fn, args, kwargs, timeout):
             raise
         bases = [c.__name__ for c in BUILTIN_CLASSES if isinstance(e, c)] or \
             [type(e).__name__]
-        # the first line and the notes: tjit's entry points note "(raised in jnp.std)"
-        # on a message that names an inner function
-        # (a long first line is cut before the notes are added, so they stay readable)
+        # the first line (cut to 300 characters) and the "(raised in jnp.std)" notes
+        # tjit's entry points add to a message that names an inner function; other
+        # notes are left out
         first = str(e).strip().splitlines()[:1]
         notes = [n for n in getattr(e, "__notes__", ()) if n.startswith("(raised in")]
         msg = " ".join([first[0][:300]] if first else []) + "".join(f" {n}" for n in notes)
