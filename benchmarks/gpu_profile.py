@@ -135,7 +135,7 @@ def cases(cfg):
 
 
 _FIRST = """
-import cProfile, os, pstats, sys, time, numpy as np
+import cProfile, pstats, sys, time, numpy as np
 sys.path.insert(0, sys.argv[3])
 import tjit, tjit.numpy as jnp
 dev = tjit.devices("gpu")[0]
