@@ -40,7 +40,7 @@ PHASED = [
 def _geometry(case):
     ls, rs, strides, pad, ld, rd, _, _ = case
     in_sp, k_sp = ls[2:], rs[2:]
-    out_sp = tuple(window_gather._out_dim(*a) for a in zip(in_sp, k_sp, strides, pad, ld, rd))
+    out_sp = tuple(window_gather.out_dim(*a) for a in zip(in_sp, k_sp, strides, pad, ld, rd))
     return in_sp, out_sp, k_sp, strides, pad, ld, rd
 
 

@@ -46,7 +46,7 @@ from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.slicing import simplify_dim
-from tjit.primitives.window_gather import dilate_dim, phase_tables, window_index
+from tjit.primitives.window_gather import dilate_dim, out_dim, phase_tables, window_index
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -71,9 +71,7 @@ def conv_out_dim(in_dim, k, stride, pad, lhs_dil, rhs_dil):
     """One spatial output size (0 when the window does not fit). With symbolic sizes
     (taken to be >= 1) the window is assumed to fit."""
     if type(in_dim) is int and type(k) is int:
-        padded = dilate_dim(in_dim, lhs_dil) + pad[0] + pad[1]
-        window = dilate_dim(k, rhs_dil)
-        return max(0, (padded - window) // stride + 1) if padded >= window else 0
+        return out_dim(in_dim, k, stride, pad, lhs_dil, rhs_dil)
     span = lhs_dil * (in_dim - 1) + pad[0] + pad[1] - rhs_dil * (k - 1)
     if stride == 1:
         return simplify_dim(span + 1)

@@ -128,7 +128,7 @@ def reduction_layout(shape, window_dimensions, window_strides, padding, base_dil
     in_sp, k_sp = pick(shape), pick(window_dimensions)
     geometry = (pick(window_strides), pick(tuple(tuple(p) for p in padding)),
                 pick(base_dilation), pick(window_dilation))
-    out_sp = tuple(_out_dim(*a) for a in zip(in_sp, k_sp, *geometry))
+    out_sp = tuple(out_dim(*a) for a in zip(in_sp, k_sp, *geometry))
     layout = WindowLayout(perm, tuple(shape[d] for d in kept_before),
                           tuple(shape[d] for d in kept_after), in_sp, out_sp, k_sp, geometry)
     if 0 in out_sp or layout.S == 0 or \
@@ -137,7 +137,9 @@ def reduction_layout(shape, window_dimensions, window_strides, padding, base_dil
     return layout
 
 
-def _out_dim(n, k, stride, pad, lhs_dil, rhs_dil):
+def out_dim(n, k, stride, pad, lhs_dil, rhs_dil):
+    """A window's output size along a dim of concrete size ``n`` (0 when the window,
+    ``k`` dilated, does not fit the dilated, padded operand)."""
     padded = dilate_dim(n, lhs_dil) + pad[0] + pad[1]
     window = dilate_dim(k, rhs_dil)
     return (padded - window) // stride + 1 if padded >= window else 0
