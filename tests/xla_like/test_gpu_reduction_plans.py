@@ -21,13 +21,6 @@ from tjit.xla_like.plan import KernelStep
 F32, F64 = np.float32, np.float64
 
 
-@pytest.fixture
-def gpu(monkeypatch):
-    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
-    with simulated_gpu(monkeypatch) as fake:
-        yield fake
-
-
 def kernels(f, args, target):
     prog = compile_program(tjit.make_jaxpr(f)(*args), target)
     return [s.kernel for s in prog.steps if isinstance(s, KernelStep)]

@@ -20,16 +20,8 @@ import pytest
 
 import tjit
 from benchmarks.diff_plans import Program, run_target
-from tests.devices.fake_cupy import simulated_gpu
 
 F32 = np.float32
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
-    with simulated_gpu(monkeypatch) as fake:
-        yield fake
 
 
 def _check(prog, targets, sizes):

@@ -18,7 +18,6 @@ import sympy
 
 import tjit
 import tjit.numpy as jnp
-from tests.devices.fake_cupy import simulated_gpu
 from tjit.devices import cuda, cuda_specialize
 from tjit.xla_like import target as T
 from tjit.xla_like.compile import compile_program
@@ -26,13 +25,6 @@ from tjit.xla_like.fusion import split_runs
 from tjit.xla_like.plan import KernelStep
 
 F32 = np.float32
-
-
-@pytest.fixture
-def gpu(monkeypatch):
-    monkeypatch.delenv("TJIT_PLATFORMS", raising=False)
-    with simulated_gpu(monkeypatch) as fake:
-        yield fake
 
 
 def _program(f, args, shapes=None):
