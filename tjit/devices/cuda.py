@@ -268,7 +268,7 @@ class CudaBackend:
         exe = CudaExecutable(program, in_specs, size_symbols(closed_jaxpr),
                              None if device is None else device.id)
         if exe.symbols:     # (large bindings may get their own program: cuda_specialize)
-            exe.source = (closed_jaxpr, donated, remat.budget_bytes())
+            exe.specializable = (closed_jaxpr, donated, remat.budget_bytes())
         return exe
 
     def put(self, x, device):
@@ -366,7 +366,7 @@ class CudaExecutable(PlanInspection, Executable):
         #: (traced program, donated positions, jit's memory budget) of a polymorphic
         #: program, whose large bindings are compiled for their sizes
         #: (``cuda_specialize``); else None
-        self.source = None
+        self.specializable = None
         #: ``host_steps``: runs of host-only primitives (on host copies) so far;
         #: ``own_programs``: size bindings compiled for their sizes
         self.counts = collections.Counter()
@@ -389,7 +389,7 @@ class CudaExecutable(PlanInspection, Executable):
         key = binding_key(env)
         r = self._runners.get(key)
         if r is None:
-            if self.source is not None and cuda_specialize.wants_own_program(
+            if self.specializable is not None and cuda_specialize.wants_own_program(
                     self.program, env):
                 r = self._own_program_runner(env)
             else:
@@ -402,7 +402,7 @@ class CudaExecutable(PlanInspection, Executable):
     def _own_program_runner(self, env):
         """The runner of the program compiled for the sizes ``env`` (its reductions over
         the symbolic axes split as the GPU needs: ``cuda_specialize``)."""
-        closed, donated, budget = self.source
+        closed, donated, budget = self.specializable
         sizes = {s: int(v) for s, v in env.items()}
         with remat.budget_scope(budget):    # (jit's memory_budget, as the first compile)
             program = compile_program(specialize(closed, sizes), CUDA, donated)
