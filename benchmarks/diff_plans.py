@@ -12,7 +12,8 @@ reductions (max/sum, 'SAME'), dots (against a constant, or over the batch dim), 
 
 Targets, against NumPy in float64 (the same program text on ``numpy``):
   cpu     ``tjit.jit`` (fused LLVM kernels)
-  interp  ``tjit.jit(backend="interpreter")``
+  interp  ``tjit.jit(backend="interpreter")`` (the cpu and gpu targets pass where they
+          differ from NumPy as the interpreter does: float32 effects, not the plans')
   gpu     ``tjit.jit(backend="cuda")`` on the simulated GPU (tests/devices/fake_cupy:
           every kernel evaluated by ``kernel_ir.evaluate``)
   plans   ``compile_program`` for the CUDA and HLS targets, every plan checked step by
@@ -452,7 +453,30 @@ def run_target(prog, target, b):
         got = [np.asarray(v) for v in fn(*args)]
     except Exception as e:
         return f"{target}: {type(e).__name__}: {str(e)[:300]}"
-    return compare(got, want, target)
+    msg = compare(got, want, target)
+    if msg and target == "interp":
+        # the same: NumPy's float32 evaluation agreeing with the interpreter
+        with np.errstate(all="ignore"):
+            f32 = [np.asarray(v, np.float64) for v in prog.run(np, *args)]
+        if compare(got, f32, target) is None:
+            return None
+    elif msg:
+        # float32 effects (a where at a near-tie, cancellations) that the reference
+        # interpreter shares: a difference from NumPy, not from the program's meaning
+        interp = interpreter_values(prog, args, shapes)
+        if interp is not None and compare(got, interp, target) is None:
+            return None
+    return msg
+
+
+def interpreter_values(prog, args, shapes):
+    import tjit
+    kw = {"polymorphic_shapes": shapes} if shapes else {}
+    try:
+        out = tjit.jit(prog.run_jnp, backend="interpreter", **kw)(*args)
+    except Exception:
+        return None
+    return [np.asarray(v, np.float64) for v in out]
 
 
 def hunt(seeds, poly_modes, targets, verbose=False, out=print):
