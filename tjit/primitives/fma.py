@@ -1,7 +1,8 @@
 """``fma(a, b, c)``: ``a * b + c`` rounded once (IEEE 754 fusedMultiplyAdd), an internal
 primitive (JAX has no ``lax.fma``) for the exact-product corrections of special
 functions: ``fma(a, b, -a * b)`` is the exact rounding error of ``a * b`` in one op,
-where Dekker's TwoProduct takes ~17 (``numpy._ufuncs._two_square`` and its users).
+where Dekker's TwoProduct takes ~17 (users: ``numpy._ufuncs._two_square``,
+``scipy._special_dd``, ``scipy._special_gamma``).
 
 float32 and float64 only (every backend renders those with a hardware or library fma:
 ``llvm.fma``, C's ``fma``/``fmaf``, OpenCL's and CUDA's ``fma``). It lowers to the HLO
@@ -11,10 +12,10 @@ CuPy, so eager and compiled results agree bit for bit.
 
 import numpy as np
 
-from tjit.tracing.avals import ShapedArray
 from tjit.primitives import exact_fma, rules
 from tjit.primitives.base import new_primitive, same_dtypes, same_shapes
 from tjit.primitives.elementwise import mul_p, neg_p
+from tjit.tracing.avals import ShapedArray
 from tjit.tracing.fp_quiet import quiet
 
 #: the dtypes fma takes
