@@ -40,13 +40,12 @@ A polymorphic program serves every binding of its size symbols, except bindings 
 reduction over a symbolic axis keeps few points and is large: those get the program
 compiled for their sizes, whose reductions split as the GPU needs (``cuda_specialize``:
 a (2^20, 32) column sum 5-6.5 ms -> 0.05 ms). Temporaries are slots allocated once per
-size binding; outputs come from CuPy's memory
-pool; donated arguments' buffers hold outputs. Dispatch is asynchronous: a call
-enqueues its launches on the current stream and returns; an executable's launches are
-serialized by a lock (its temporaries are shared), and a call on another stream than the
-previous call's makes its stream wait for that one first (an event). Running out of GPU memory raises
-:class:`CudaOutOfMemoryError` (a ``MemoryError``) naming the bytes; the arguments are
-left intact.
+size binding; outputs come from CuPy's memory pool; donated arguments' buffers hold
+outputs. Dispatch is asynchronous: a call enqueues its launches on the current stream and
+returns; an executable's launches are serialized by a lock (its temporaries are shared),
+and a call on another stream than the previous call's makes its stream wait for that one
+first (an event). Running out of GPU memory raises :class:`CudaOutOfMemoryError` (a
+``MemoryError``) naming the bytes; the arguments are left intact.
 
 **Placement.** ``jit(f, device=tjit.devices("gpu")[i])`` places the program on GPU
 ``i``: its module is compiled and loaded for that device, and each call allocates,
