@@ -24,7 +24,7 @@ import numpy as np
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.primitives.fma import product_error
-from tjit.scipy._special_gamma import stirling_correction
+from tjit.scipy._special_gamma import gamma_accurate, stirling_correction
 from tjit.tracing.core import Tracer
 
 # log 2 = _LN2[size][0] + [1]: the leading part with enough trailing zero bits that
@@ -191,22 +191,29 @@ def ratio(num_pair, den):
 
 
 def log_beta_large(lo, hi, *more_logs):
-    """``log B(lo, hi)`` as a pair for ``10 <= lo <= hi``: Stirling's series for the
-    three gammas with their large terms as logs of ratios, ``-(lo - 1/2) log((lo + hi) /
-    lo) - (hi - 1/2) log((lo + hi) / hi) - log(lo + hi) / 2 + log(2 pi) / 2 + d(lo) +
-    d(hi) - d(lo + hi)``, with ``lo + hi`` and ``x - 1/2`` kept as pairs; with the logs
-    of the pairs ``more_logs`` (computed together) after it."""
+    """``(L, g)`` with ``B(lo, hi) = g exp(L)``, ``L`` a pair, for ``0 < lo <= hi``,
+    ``hi >= 10`` (``hi - 1/2`` exact: below ``exact_below``): Stirling's series for
+    ``Gamma(hi) / Gamma(lo + hi)``, ``-(hi - 1/2) log((lo + hi) / hi) + d(hi) -
+    d(lo + hi)``, and for ``lo >= 10`` for ``Gamma(lo)`` too (``g = 1``), its large
+    terms beside the former's as ``-(lo - 1/2) log((lo + hi) / lo) - log(lo + hi) / 2 +
+    log(2 pi) / 2 + d(lo)``; below 10 ``g = Gamma(lo)`` and ``-lo log(lo + hi) + lo``.
+    ``lo + hi`` and ``x - 1/2`` kept as pairs; the logs of the pairs ``more_logs``
+    (computed with these) follow."""
     size = _size(lo)
+    small = lo < 10
+    lo_big = jnp.where(small, 10.0, lo)
     total = two_sum(lo, hi)
-    log_lo, log_hi, log_total, *more = batched(log_pair, ratio(total, lo), ratio(total, hi),
-                                               total, *more_logs)
+    log_lo, log_hi, log_total, *more = batched(
+        log_pair, ratio(total, lo_big), ratio(total, hi), total, *more_logs)
+    d_lo, d_hi, d_total = batched(stirling_correction, (lo_big,), (hi,), (total[0],))
     half_log_2pi = tuple(jnp.full_like(lo, c) for c in _HALF_LOG_2PI[size])
-    d_lo, d_hi, d_total = batched(stirling_correction, (lo,), (hi,), (total[0],))
-    corrections = d_lo + d_hi - d_total
-    log_beta = add_pairs(half_log_2pi, scale_pair(two_sum(0.5, -lo), log_lo),
-                         scale_pair(two_sum(0.5, -hi), log_hi),
-                         scale_pair(-0.5, log_total), corrections)
-    return (log_beta, *more) if more_logs else log_beta
+    big_part = add_pairs(half_log_2pi, scale_pair(two_sum(0.5, -lo_big), log_lo),
+                         scale_pair(-0.5, log_total), d_lo)
+    small_part = add_pairs(scale_pair(-lo, log_total), lo)
+    log_beta = add_pairs(tuple(jnp.where(small, s, b) for s, b in zip(small_part, big_part)),
+                         scale_pair(two_sum(0.5, -hi), log_hi), d_hi - d_total)
+    scale = gamma_accurate(jnp.where(small, lo, 1.0))
+    return (log_beta, scale, *more) if more_logs else (log_beta, scale)
 
 
 def _in_float32_if_narrow(f):
@@ -225,17 +232,18 @@ def _in_float32_if_narrow(f):
 
 @_in_float32_if_narrow
 def beta_large(lo, hi):
-    """``B(lo, hi)`` for ``10 <= lo <= hi``, from its log as a pair."""
-    return exp_pair(log_beta_large(lo, hi))
+    """``B(lo, hi)`` for ``0 < lo <= hi``, ``hi >= 10``, from its log as a pair."""
+    log_beta, scale = log_beta_large(lo, hi)
+    return exp_pair(log_beta) * scale
 
 
 @_in_float32_if_narrow
 def comb_large(n, k):
-    """``n choose k = 1 / ((n + 1) B(k + 1, n - k + 1))`` for ``k, n - k >= 9``
-    (integers below ``exact_below``: the sums exact), from its log as a pair."""
+    """``n choose k = 1 / ((n + 1) B(k + 1, n - k + 1))`` for ``0 <= k <= n``,
+    ``n >= 18`` (below ``exact_below``: integer sums exact), from its log as a pair."""
     lo, hi = jnp.minimum(k, n - k) + 1, jnp.maximum(k, n - k) + 1
-    log_beta, log_n1 = log_beta_large(lo, hi, two_sum(n, 1.0))
-    return exp_pair(add_pairs((-log_n1[0], -log_n1[1]), (-log_beta[0], -log_beta[1])))
+    log_beta, scale, log_n1 = log_beta_large(lo, hi, two_sum(n, 1.0))
+    return exp_pair(add_pairs((-log_n1[0], -log_n1[1]), (-log_beta[0], -log_beta[1]))) / scale
 
 
 @_in_float32_if_narrow

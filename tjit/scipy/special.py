@@ -663,16 +663,16 @@ def beta(a, b):
     use_direct = ok & ~pole_ab
     if not _any_lane(~use_direct):
         return direct
-    # a, b >= 10 (Gamma(a + b) overflows): exp of log B as a pair (_special_dd); exp of
-    # betaln carried |log B| eps (float64 beta(251, 251) 141 ulps)
-    large = ~use_direct & (jnp.minimum(a, b) >= 10) & \
+    # a, b > 0, one >= 10 (Gamma(a + b) overflows): exp of log B as a pair (_special_dd);
+    # exp of betaln carried |log B| eps (float64 beta(251, 251) 141 ulps)
+    large = ~use_direct & (jnp.minimum(a, b) > 0) & (jnp.maximum(a, b) >= 10) & \
         (jnp.maximum(a, b) < _dd.exact_below(a.dtype))
     by_log = by_large = None
     if _any_lane(~use_direct & ~large):
         sign_ab = jnp.where(pole_ab, jnp.ones_like(ab), gammasgn(ab))
         by_log = gammasgn(a) * gammasgn(b) * sign_ab * jnp.exp(betaln(a, b))
     if _any_lane(large):
-        lo = jnp.where(large, jnp.minimum(a, b), 10.0)
+        lo = jnp.where(large, jnp.minimum(a, b), 1.0)
         hi = jnp.where(large, jnp.maximum(a, b), 10.0)
         by_large = _dd.beta_large(lo, hi)
         by_log = by_large if by_log is None else jnp.where(large, by_large, by_log)
@@ -812,13 +812,13 @@ def _comb(N, k):
     by_gamma = n_ + 1 <= float(_GAMMA_FINITE_BELOW[jnp.finfo(n_.dtype).bits])
     rest = product      # (a lane no product takes reads one of the branches below)
     by_log = ~by_product & ~by_gamma
-    # k + 1, N - k + 1 >= 10: 1 / ((N + 1) B(k + 1, N - k + 1)) with the log as a pair
-    # (_special_dd): the plain sum carried |log comb| eps (float64 comb(1000, 500) 607 ulps)
-    large = by_log & (jnp.minimum(k_, n_ - k_) >= 9) & (n_ < _dd.exact_below(n_.dtype))
+    # 1 / ((N + 1) B(k + 1, N - k + 1)) with the log as a pair (_special_dd): the plain
+    # sum carried |log comb| eps (float64 comb(1000, 500) 607 ulps, comb(1e12, 7.5) 161)
+    large = by_log & (n_ < _dd.exact_below(n_.dtype))
     if _any_lane(by_log & ~large):
         rest = jnp.exp(-jnp.log1p(n_) - betaln(k_ + 1, n_ - k_ + 1))
     if _any_lane(large):
-        by_large = _dd.comb_large(jnp.where(large, n_, 18.0), jnp.where(large, k_, 9.0))
+        by_large = _dd.comb_large(jnp.where(large, n_, 18.0), jnp.where(large, k_, 1.0))
         rest = jnp.where(large, by_large, rest)
     if _any_lane(~by_product & by_gamma):
         n_g = jnp.where(by_gamma, n_, 0)
