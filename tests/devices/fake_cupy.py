@@ -426,8 +426,25 @@ class FakeCupy(types.ModuleType):
             return fn
         if self.__dict__.get("strict") and isinstance(fn, np.ufunc):
             return fn   # (methods kept; results on the device through __array_ufunc__)
+        if isinstance(fn, np.ufunc):    # (CuPy's ufuncs have at/reduce/outer too)
+            return _DeviceUfunc(fn)
         return _device_results(fn, cupy_signature("cupy", name)
                                if self.__dict__.get("strict") else None)
+
+
+class _DeviceUfunc:
+    """A NumPy ufunc whose calls put their results on the "device", with the ufunc's
+    methods (``cupy.add.at``: a scatter-add's impl) and attributes."""
+
+    def __init__(self, ufunc):
+        self._ufunc, self._call = ufunc, _device_results(ufunc)
+
+    def __call__(self, *args, **kwargs):
+        return self._call(*args, **kwargs)
+
+    def __getattr__(self, name):
+        attr = getattr(self._ufunc, name)
+        return _device_results(attr) if callable(attr) else attr
 
 
 _stream_ptrs = itertools.count(0x1000)
