@@ -16,11 +16,12 @@ Targets, against NumPy in float64 (the same program text on ``numpy``):
           differ from NumPy as the interpreter does: float32 effects, not the plans')
   gpu     ``tjit.jit(backend="cuda")`` on the simulated GPU (tests/devices/fake_cupy:
           every kernel evaluated by ``kernel_ir.evaluate``)
+  grad_cpu, grad_gpu  ``jit(grad)`` of sum(sin(3 * outputs)) against the interpreter's
   plans   ``compile_program`` for the CUDA and HLS targets, every plan checked step by
           step (no kernel reads its own output, nothing read before it is written)
 
     .venv/bin/python benchmarks/diff_plans.py [--seed S] [--count N] [--poly-only|--concrete-only]
-        [--targets cpu,interp,gpu,plans] [-v]
+        [--targets cpu,interp,gpu,plans,grad_cpu,grad_gpu] [-v]
 
 Prints a line per failing (program, target, size) and the counts per target.
 """
@@ -439,6 +440,8 @@ def run_target(prog, target, b):
             except Exception as e:
                 return f"plan {tname}: {type(e).__name__}: {str(e)[:300]}"
         return None
+    if target.startswith("grad_"):
+        return grad_check(prog, target, args, shapes)
     want = numpy_reference(prog, args)
     kw = {"polymorphic_shapes": shapes} if shapes else {}
     if target == "interp":
@@ -469,6 +472,30 @@ def run_target(prog, target, b):
     return msg
 
 
+def grad_check(prog, target, args, shapes):
+    """jit(grad) of sum(sin(3 * output)) on the cpu or gpu against the interpreter's."""
+    import tjit
+    import tjit.numpy as jnp
+
+    def loss(*a):
+        return sum(jnp.sum(jnp.sin(3 * o)) for o in prog.run(jnp, *a))
+    g = tjit.grad(loss, argnums=tuple(range(len(args))))
+    kw = {"polymorphic_shapes": shapes} if shapes else {}
+    key = (target, tuple(shapes or ()))
+    if key not in prog.jitted:
+        prog.jitted[key] = tjit.jit(g, backend=target[5:].replace("gpu", "cuda"), **kw)
+    try:
+        want = [np.asarray(v, np.float64)
+                for v in tjit.jit(g, backend="interpreter", **kw)(*args)]
+    except Exception as e:
+        return f"{target} (interpreter): {type(e).__name__}: {str(e)[:300]}"
+    try:
+        got = [np.asarray(v) for v in prog.jitted[key](*args)]
+    except Exception as e:
+        return f"{target}: {type(e).__name__}: {str(e)[:300]}"
+    return compare(got, want, target)
+
+
 def interpreter_values(prog, args, shapes):
     import tjit
     kw = {"polymorphic_shapes": shapes} if shapes else {}
@@ -490,7 +517,7 @@ def hunt(seeds, poly_modes, targets, verbose=False, out=print):
             for target in targets:
               # (one simulated GPU for all sizes: a polymorphic program's large bindings
               # compile their own programs beside the symbolic one)
-              with simulated_gpu() if target == "gpu" else contextlib.nullcontext():
+              with simulated_gpu() if "gpu" in target else contextlib.nullcontext():
                 for b in (sizes if target != "plans" else sizes[:1] if poly else sizes):
                     t0 = time.perf_counter()
                     try:
@@ -516,7 +543,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=20)
-    p.add_argument("--targets", default="cpu,interp,gpu,plans")
+    p.add_argument("--targets", default="cpu,interp,gpu,plans,grad_cpu,grad_gpu")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--poly-only", action="store_true")
     g.add_argument("--concrete-only", action="store_true")

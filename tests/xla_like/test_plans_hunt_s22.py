@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import tjit
+import tjit.numpy as jnp
 from benchmarks.diff_plans import Program, run_target
 
 F32 = np.float32
@@ -80,3 +81,35 @@ def test_number_over_a_symbolic_dim_is_a_true_division(expr):
         assert got.dtype == F32
         np.testing.assert_allclose(got, x.astype(np.float64) * expr(float(n)), rtol=1e-6,
                                    atol=1e-7)
+
+
+# -- scatters on the simulated GPU ----------------------------------------------------------
+
+def test_scatters_with_repeated_indices_on_the_simulated_gpu(gpu):
+    # A take's gradient is a scatter-add, which the CUDA runtime runs as cupy.add.at;
+    # the simulated cupy wrapped ufuncs as plain functions (no .at), so every jit(grad)
+    # of a gather on the simulated GPU raised AttributeError.
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 5)).astype(F32)
+    idx = np.array([4, 0, 4, 2, 4, 0], np.int32)
+    v = rng.standard_normal((7, 6)).astype(F32)
+    g = tjit.jit(tjit.grad(lambda x: (jnp.take(x, idx, axis=1) * v).sum()), backend="cuda")
+    want = np.zeros((7, 5))
+    np.add.at(want.T, idx, v.astype(np.float64).T)
+    np.testing.assert_allclose(np.asarray(g(x)), want, rtol=1e-6, atol=1e-6)
+    u = rng.standard_normal(6).astype(F32)
+    for op, ufunc in (("add", np.add), ("max", np.maximum), ("min", np.minimum),
+                      ("mul", np.multiply)):
+        f = tjit.jit(lambda a, u: getattr(a.at[idx], op)(u), backend="cuda")
+        a = rng.standard_normal(5).astype(F32)
+        want = a.astype(np.float64)
+        ufunc.at(want, idx, u.astype(np.float64))
+        np.testing.assert_allclose(np.asarray(f(a, u)), want, rtol=1e-6, err_msg=op)
+
+
+@pytest.mark.parametrize("seed", [12025, 12043, 12050, 7, 22])
+def test_gradients_of_random_programs_on_the_simulated_gpu(gpu, seed):
+    # jit(grad) against the interpreter's, polymorphic at small sizes
+    prog = Program(seed, poly=True)
+    prog.jitted = {}
+    _check(prog, ("grad_gpu", "grad_cpu"), (2, 5))
