@@ -24,6 +24,7 @@ import numpy as np
 from tjit import lax
 from tjit import numpy as jnp
 from tjit.primitives.fma import product_error
+from tjit.scipy._special_common import any_lane
 from tjit.scipy._special_gamma import gamma_accurate, stirling_correction
 from tjit.tracing.core import Tracer
 
@@ -206,13 +207,20 @@ def log_beta_large(lo, hi, *more_logs):
     log_lo, log_hi, log_total, *more = batched(
         log_pair, ratio(total, lo_big), ratio(total, hi), total, *more_logs)
     d_lo, d_hi, d_total = batched(stirling_correction, (lo_big,), (hi,), (total[0],))
-    half_log_2pi = tuple(jnp.full_like(lo, c) for c in _HALF_LOG_2PI[size])
-    big_part = add_pairs(half_log_2pi, scale_pair(two_sum(0.5, -lo_big), log_lo),
+    # (eagerly, the lo < 10 and lo >= 10 parts only where some lane takes them)
+    part = scale = None
+    if any_lane(~small):
+        half_log_2pi = tuple(jnp.full_like(lo, c) for c in _HALF_LOG_2PI[size])
+        part = add_pairs(half_log_2pi, scale_pair(two_sum(0.5, -lo_big), log_lo),
                          scale_pair(-0.5, log_total), d_lo)
-    small_part = add_pairs(scale_pair(-lo, log_total), lo)
-    log_beta = add_pairs(tuple(jnp.where(small, s, b) for s, b in zip(small_part, big_part)),
-                         scale_pair(two_sum(0.5, -hi), log_hi), d_hi - d_total)
-    scale = gamma_accurate(jnp.where(small, lo, 1.0))
+        scale = jnp.ones_like(lo)
+    if any_lane(small):
+        small_part = add_pairs(scale_pair(-lo, log_total), lo)
+        part = small_part if part is None else \
+            tuple(jnp.where(small, s, b) for s, b in zip(small_part, part))
+        small_scale = gamma_accurate(jnp.where(small, lo, 1.0))
+        scale = small_scale if scale is None else jnp.where(small, small_scale, scale)
+    log_beta = add_pairs(part, scale_pair(two_sum(0.5, -hi), log_hi), d_hi - d_total)
     return (log_beta, scale, *more) if more_logs else (log_beta, scale)
 
 

@@ -798,7 +798,7 @@ def _comb(N, k):
     # JAX's exp(gammaln(N + 1) - gammaln(k + 1) - gammaln(N + 1 - k)) cancels: 1e6 ulps
     # at comb(1e5, 1) = 99999.99999. Instead: a product of k (or N - k) exact factors
     # where that is an integer <= _COMB_PRODUCT; a ratio of accurate gammas where they
-    # are finite; else exp of betaln's Stirling differences (error |log comb| eps).
+    # are finite; else exp of a log kept as a pair (below).
     small = jnp.minimum(jnp.where(k_ == jnp.floor(k_), k_, np.inf),
                         jnp.where(n_ - k_ == jnp.floor(n_ - k_), n_ - k_, np.inf))
     by_product = small <= _COMB_PRODUCT
@@ -811,15 +811,16 @@ def _comb(N, k):
         product = product * jnp.where(small >= i, (top + i) / i, 1.0)
     by_gamma = n_ + 1 <= float(_GAMMA_FINITE_BELOW[jnp.finfo(n_.dtype).bits])
     rest = product      # (a lane no product takes reads one of the branches below)
-    by_log = ~by_product & ~by_gamma
-    # 1 / ((N + 1) B(k + 1, N - k + 1)) with the log as a pair (_special_dd): the plain
-    # sum carried |log comb| eps (float64 comb(1000, 500) 607 ulps, comb(1e12, 7.5) 161)
-    large = by_log & (n_ < _dd.exact_below(n_.dtype))
-    if _any_lane(by_log & ~large):
-        rest = jnp.exp(-jnp.log1p(n_) - betaln(k_ + 1, n_ - k_ + 1))
+    # the rest: 1 / ((N + 1) B(k + 1, N - k + 1)) with the log as a pair (_special_dd):
+    # exp of betaln's sum carried |log comb| eps (float64 comb(1000, 500) 607 ulps,
+    # comb(1e12, 7.5) 161); NaN for N = inf, as SciPy
+    large = ~by_product & ~by_gamma & jnp.isfinite(n_)
+    infinite = ~by_product & ~by_gamma & ~jnp.isfinite(n_)
     if _any_lane(large):
         by_large = _dd.comb_large(jnp.where(large, n_, 18.0), jnp.where(large, k_, 1.0))
         rest = jnp.where(large, by_large, rest)
+    if _any_lane(infinite):
+        rest = jnp.where(infinite, np.nan, rest)
     if _any_lane(~by_product & by_gamma):
         n_g = jnp.where(by_gamma, n_, 0)
         k_g = jnp.where(by_gamma, k_, 0)
