@@ -26,6 +26,7 @@ _CASES = [
     ("comb", 100.0, 45.0, np.float32, "6.144847121413617959672059e+28"),
     ("comb", 120.0, 20.0, np.float32, "29462227291176635718126.0"),
     ("comb", 1e12, 7.5, np.float64, "7.125345438990888936120918e+85"),   # (161 ulps)
+    ("comb", 1e17, 3.5, np.float64, "2.718665319851841579403484e+58"),  # (23 ulps; mpmath at 100 digits)
     ("comb", 1e5, 2.5, np.float32, "951515020755.3031645479318"),        # (50 ulps)
     ("beta", 2.5, 1e5, np.float32, "4.203664593373853729978719e-13"),    # (9 ulps)
     ("beta", 0.3, 300.0, np.float64, "0.5406481021344052947751355"),
@@ -78,11 +79,14 @@ def test_narrow_types_take_the_pairs_in_float32(dtype):
 
 
 def test_edges_keep_the_old_limits(x64):
-    # infinite or huge arguments stay on exp(betaln): B(inf, 20) = 0 and comb of a huge N
-    # overflows to inf, as SciPy (no NaN from the pair formulas' sums)
+    # beta's infinite or huge arguments stay on exp(betaln): B(inf, 20) = 0; comb of a huge
+    # N overflows to inf, of N = inf is NaN, as SciPy (no NaN from the pairs' sums)
     assert float(sp.beta(np.inf, 20.0)) == 0.0
     assert float(sp.beta(1e300, 1e300)) == 0.0
     assert float(sp.comb(1e300, 50.0)) == np.inf
+    assert np.isnan(float(sp.comb(np.inf, 2.5))) and np.isnan(float(tjit.jit(sp.comb)(np.inf, 2.5)))
+    # comb(N, 1/2) = Gamma(N + 1) / (Gamma(3/2) Gamma(N + 1/2)) -> sqrt(N) 2 / sqrt(pi)
+    assert abs(float(sp.comb(1e300, 0.5)) / (1e150 * 1.1283791670955126) - 1) < 4e-16
     assert float(tjit.jit(sp.beta)(np.inf, 20.0)) == 0.0
 
 
