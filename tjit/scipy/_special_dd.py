@@ -5,9 +5,9 @@
 precision carries ``|L| eps / 2``, hundreds of ulps after ``exp``. Here such sums are
 kept as unevaluated pairs ``hi + lo`` (``lo`` within an ulp of ``hi``):
 
-* ``log_pair(xh, xl)``: ``log(xh + xl)`` within ``eps / 2**15`` of
-  ``max(|log|, 0.3)`` (float64 ``2**-67``, where ``log`` itself is within ``2**-53``), from ``x = 2**k m`` (``m`` in
-  ``[1/sqrt 2, sqrt 2)``, exact), ``k log 2`` with a short leading part of ``log 2``
+* ``log_pair(xh, xl)``: ``log(xh + xl)`` within ``eps / 2**15`` of ``max(|log|, 0.3)``
+  (float64 ``2**-67``, where ``log`` itself is within ``2**-53``), from ``x = 2**k m``
+  (``m`` in ``[1/sqrt 2, sqrt 2)``, exact), ``k log 2`` with a short leading part of ``log 2``
   (an exact product) and ``log m = 2 atanh(f)``, ``f = (m - 1) / (m + 1)`` as a pair
   by one fma; the series' three leading terms as pairs and the rest (below
   ``1.3e-6``) in working precision.
