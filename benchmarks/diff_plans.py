@@ -503,6 +503,15 @@ def grad_check(prog, target, args, shapes):
             tjit.config.update("jax_enable_x64", False)
         if compare(got, exact, target) is None:
             return None
+        # (long products: every float32 factor's rounding moves the gradient ~1e-3 over
+        # 2^20 of them, in any order; no further from float64 than twice the
+        # interpreter's float32 evaluation is that effect)
+        def worst(vals):
+            return max(float(np.max(np.abs(v.astype(np.float64) - e) /
+                                    (np.abs(e) + 1e-6 * (1 + np.max(np.abs(e)))),
+                                    initial=0)) for v, e in zip(vals, exact))
+        if worst(got) <= 2 * worst(want) + 1e-5:
+            return None
     return msg
 
 
