@@ -10,7 +10,6 @@ all_gather, psum_scatter, all_to_all; over one axis name) runs the collective wi
 group of members. The primitives are in ``primitives/collectives.py``.
 """
 
-import operator
 
 import numpy as np
 
@@ -302,11 +301,8 @@ def pshuffle(x, axis_name, perm):
     >>> jax.vmap(lambda x: jax.lax.pshuffle(x, 'i', [2, 0, 1]), axis_name='i')(jnp.arange(3.0))
     Array([2., 0., 1.], dtype=float32)
     """
-    try:   # (operator.index: a float entry such as 1.5 is refused, not truncated to 1)
-        perm = [operator.index(p) for p in perm]
-    except TypeError:
-        raise TypeError(f"pshuffle: perm must be a sequence of ints (the source of each "
-                        f"member), got {perm!r:.80}") from None
+    # (a float entry such as 1.5 is refused, not truncated to 1; a traced one is named)
+    perm = [static_index(p, "perm (the source of each member)", "pshuffle") for p in perm]
     if sorted(perm) != list(range(len(perm))):
         raise ValueError(f"pshuffle: perm {perm} is not a permutation of 0..{len(perm) - 1}; "
                          f"list each member's source index exactly once")
