@@ -46,7 +46,7 @@ from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.slicing import simplify_dim
-from tjit.primitives.window_gather import dilate_dim, out_dim, phase_tables, window_index
+from tjit.primitives.window_gather import dilate_dim, out_dim, phase_tables, volume, window_index
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -234,11 +234,11 @@ class _Geometry(NamedTuple):
 
     @property
     def P(self):
-        return int(np.prod(self.out_sp, dtype=np.int64))
+        return volume(self.out_sp)
 
     @property
     def K(self):
-        return int(np.prod(self.k_sp, dtype=np.int64))
+        return volume(self.k_sp)
 
     @property
     def empty(self):
@@ -359,7 +359,7 @@ def _conv_lowering(ctx, lhs, rhs, **p):
     # lhs as (B, G, Nb, flat spatial, I): channels last, groups first; one transpose
     # where there are no groups to split out
     in_sp = tuple(lhs.shape[d] for d in lspec[2:])
-    S = int(np.prod(in_sp, dtype=np.int64))
+    S = volume(in_sp)
     if g.B == g.G == 1:
         x = transpose(lhs, (lspec[0],) + tuple(lspec[2:]) + (lspec[1],))
     else:

@@ -27,6 +27,11 @@ import numpy as np
 MAX_TABLE_ENTRIES = 1 << 24
 
 
+def volume(sizes):
+    """Number of elements in a block of ``sizes`` (1 for no dims), as a Python int."""
+    return int(np.prod(sizes, dtype=np.int64))
+
+
 def dilate_dim(d, dilation):
     """Size of a dim of size ``d`` with ``dilation - 1`` holes between elements."""
     return 0 if d == 0 else 1 + dilation * (d - 1)
@@ -37,7 +42,7 @@ def window_index(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilati
     (row-major) operand position it reads, or ``prod(in_sp)`` where it reads padding or
     a dilation hole."""
     ndim = len(in_sp)
-    P, K = int(np.prod(out_sp, dtype=np.int64)), int(np.prod(k_sp, dtype=np.int64))
+    P, K = volume(out_sp), volume(k_sp)
     o = np.indices(out_sp).reshape(ndim, P, 1)
     k = np.indices(k_sp).reshape(ndim, 1, K)
     flat = np.zeros((P, K), np.int64)
@@ -47,7 +52,7 @@ def window_index(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilati
         ld = lhs_dilation[d]
         valid &= (c >= 0) & (c < dilate_dim(in_sp[d], ld)) & (c % ld == 0)
         flat = flat * in_sp[d] + np.clip(c // ld, 0, in_sp[d] - 1)
-    return np.where(valid, flat, int(np.prod(in_sp, dtype=np.int64))).astype(np.int32)
+    return np.where(valid, flat, volume(in_sp)).astype(np.int32)
 
 
 def window_owners(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation):
@@ -68,8 +73,8 @@ def window_owners(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilat
         ok = (num % strides[d] == 0) & (w >= 0) & (w < out_sp[d])
         valid = valid & ok.reshape(shape)
         flat = flat * out_sp[d] + np.clip(w, 0, max(out_sp[d] - 1, 0)).reshape(shape)
-    S, K = int(np.prod(in_sp, dtype=np.int64)), int(np.prod(k_sp, dtype=np.int64))
-    P = int(np.prod(out_sp, dtype=np.int64))
+    S, K = volume(in_sp), volume(k_sp)
+    P = volume(out_sp)
     return np.where(valid, flat, P).reshape(S, K).astype(np.int32)
 
 
@@ -92,15 +97,15 @@ class WindowLayout(NamedTuple):
 
     @property
     def P(self):
-        return int(np.prod(self.out_sp, dtype=np.int64))
+        return volume(self.out_sp)
 
     @property
     def K(self):
-        return int(np.prod(self.k_sp, dtype=np.int64))
+        return volume(self.k_sp)
 
     @property
     def S(self):
-        return int(np.prod(self.in_sp, dtype=np.int64))
+        return volume(self.in_sp)
 
     def gathered_shape(self, *middle):
         return self.pre + tuple(middle) + self.post
@@ -152,7 +157,7 @@ def to_gathered(ctx, x, layout):
         x = ctx.add("transpose", (x,), tuple(x.shape[d] for d in layout.perm), x.dtype,
                     perm=layout.perm)
     inner = x.shape[layout.lead:x.ndim - len(layout.post)]
-    shape = layout.gathered_shape(int(np.prod(inner, dtype=np.int64)))
+    shape = layout.gathered_shape(volume(inner))
     return x if tuple(x.shape) == shape else ctx.add("reshape", (x,), shape, x.dtype)
 
 
@@ -217,8 +222,8 @@ def phase_tables(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilati
         per_dim.append([(pos, [j for j in range(k) if (r + j * rd) % ld == 0])
                         for r, pos in sorted(groups.items())])
     full = window_index(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilation)
-    S = int(np.prod(in_sp, dtype=np.int64))
-    K = int(np.prod(k_sp, dtype=np.int64))
+    S = volume(in_sp)
+    K = volume(k_sp)
     classes = []    # (positions, offsets); positions whose windows read only holes
     for combo in itertools.product(*per_dim):     # are in none: their outputs are 0
         if all(offs for _, offs in combo):
@@ -230,7 +235,7 @@ def phase_tables(in_sp, out_sp, k_sp, strides, padding, lhs_dilation, rhs_dilati
     k_max = max(len(o) for _, o in classes)
     index = np.full((len(classes), p_max, k_max), S, np.int32)
     offsets = np.full((len(classes), k_max), K, np.int32)
-    back = np.full(int(np.prod(out_sp, dtype=np.int64)), len(classes) * p_max, np.int32)
+    back = np.full(volume(out_sp), len(classes) * p_max, np.int32)
     for c, (pos, off) in enumerate(classes):
         index[c, :len(pos), :len(off)] = full[np.ix_(pos, off)]
         offsets[c, :len(off)] = off
