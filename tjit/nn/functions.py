@@ -333,14 +333,13 @@ def _erfc_arg_excess(a, c):
     z = jnp.multiply(a, c)
     if np.dtype(a.dtype) in FMA_DTYPES:     # (one op for Dekker's ten)
         e = fma(a, c, jnp.negative(z))
-        return jnp.subtract(jnp.multiply(jnp.multiply(a, a), delta),
-                            jnp.multiply(e, jnp.add(jnp.add(z, z), e)))
-    t = jnp.multiply(a, split)
-    a_hi = jnp.subtract(t, jnp.subtract(t, a))
-    a_lo = jnp.subtract(a, a_hi)
-    e = jnp.add(jnp.add(jnp.add(jnp.subtract(jnp.multiply(a_hi, c_hi), z),
-                                jnp.multiply(a_hi, c_lo)), jnp.multiply(a_lo, c_hi)),
-                jnp.multiply(a_lo, c_lo))
+    else:
+        t = jnp.multiply(a, split)
+        a_hi = jnp.subtract(t, jnp.subtract(t, a))
+        a_lo = jnp.subtract(a, a_hi)
+        e = jnp.add(jnp.add(jnp.add(jnp.subtract(jnp.multiply(a_hi, c_hi), z),
+                                    jnp.multiply(a_hi, c_lo)), jnp.multiply(a_lo, c_hi)),
+                    jnp.multiply(a_lo, c_lo))
     return jnp.subtract(jnp.multiply(jnp.multiply(a, a), delta),
                         jnp.multiply(e, jnp.add(jnp.add(z, z), e)))
 
