@@ -9,7 +9,7 @@ from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str
-from tjit.primitives.dot import dot_general_dtype
+from tjit.primitives.dot import dot_general_dtype, unpack_dimension_numbers
 from tjit.primitives.linalg import Precision, dot_general_p
 from tjit.lax._elementwise import asarray_for_lax, convert_element_type, is_arraylike
 from tjit.lax._annotations import apply_out_sharding
@@ -112,12 +112,7 @@ def _only_ints(lc, rc, lb, rb):
 
 def _dimension_numbers(dimension_numbers, lndim, rndim):
     """``((lc, rc), (lb, rb))`` as tuples of non-negative axes, checked."""
-    try:
-        (lc, rc), (lb, rb) = dimension_numbers
-    except (TypeError, ValueError):
-        raise TypeError(f"dot_general: dimension_numbers must be ((lhs_contracting, "
-                        f"rhs_contracting), (lhs_batch, rhs_batch)), got "
-                        f"{dimension_numbers!r}") from None
+    (lc, rc), (lb, rb) = unpack_dimension_numbers(dimension_numbers)
     key = ((lc, rc), (lb, rb), lndim, rndim) if _only_ints(lc, rc, lb, rb) else None
     if key is not None:
         dn = _normalised_dns.get(key)

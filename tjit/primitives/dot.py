@@ -73,14 +73,20 @@ def _check_pairs(name, kind, lhs, rhs, ldims, rdims):
                 f"{dim_str(lhs.shape[l])} vs {dim_str(rhs.shape[r])})")
 
 
-def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
-    """Output shape of ``dot_general`` for avals ``lhs``, ``rhs`` (checks every rule)."""
+def unpack_dimension_numbers(dimension_numbers, name="dot_general"):
+    """``((lc, rc), (lb, rb))`` from ``dimension_numbers``, or a TypeError naming ``name``."""
     try:
         (lc, rc), (lb, rb) = dimension_numbers
     except (TypeError, ValueError):
         raise TypeError(f"{name}: dimension_numbers must be ((lhs_contracting, "
                         f"rhs_contracting), (lhs_batch, rhs_batch)), got "
                         f"{dimension_numbers!r}") from None
+    return (lc, rc), (lb, rb)
+
+
+def dot_general_shape(lhs, rhs, dimension_numbers, name="dot_general"):
+    """Output shape of ``dot_general`` for avals ``lhs``, ``rhs`` (checks every rule)."""
+    (lc, rc), (lb, rb) = unpack_dimension_numbers(dimension_numbers, name)
     lc, rc, lb, rb = (tuple(x) for x in (lc, rc, lb, rb))
     for which, dims, op in (("lhs contracting", lc, lhs), ("rhs contracting", rc, rhs),
                             ("lhs batch", lb, lhs), ("rhs batch", rb, rhs)):
