@@ -78,20 +78,11 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 import numpy as np
 
-
-def _median_us(call, inner, reps):
-    call(), call()
-    times = []
-    for _ in range(reps):
-        t = time.process_time()
-        for _ in range(inner):
-            call()
-        times.append((time.process_time() - t) / inner * 1e6)
-    return float(np.median(times))
+# Run as a script: its folder is on sys.path, as for the other benchmarks' shared helpers.
+from bench_session_costs import _median_us
 
 
 def _cases(selected):
@@ -171,7 +162,7 @@ def measure(selected):
         if selected and not any(s in name for s in selected):
             continue
         out[name] = _median_us(lambda: tjit.block_until_ready(fn(*args)),
-                               3 if big else 200, 7 if big else 9)
+                               reps=7 if big else 9)
     return out
 
 
