@@ -365,15 +365,8 @@ _UNARY = {
     "int_ops": lambda m, x: ((m.floor(m.clip(x, -4, 4) * 8).astype(m.int32) // 3) % 5
                              ).astype(x.dtype),
 }
-_BINARY = {
-    "add": lambda m, x, y: x + y,
-    "sub": lambda m, x, y: x - y,
-    "mul": lambda m, x, y: x * y,
-    "max": lambda m, x, y: m.maximum(x, y),
-    "min": lambda m, x, y: m.minimum(x, y),
-    "where": lambda m, x, y: m.where(x > y, x, y * 0.5),
-    "div": lambda m, x, y: x / (1 + m.abs(y)),
-}
+# the same binary ops the random-program test draws from
+from tests.xla_like.test_random_programs import BINARY as _BINARY  # noqa: E402
 
 
 # -- checks ---------------------------------------------------------------------------------
