@@ -158,7 +158,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     if b_sq:
         b = lax.squeeze(b, b_sq)
     out = _dot(a, b, contract, batch, precision, preferred_element_type)
-    return out if perm == _identity(len(perm)) else lax.transpose(out, perm)
+    return out if perm is None else lax.transpose(out, perm)
 
 
 #: (a's shape, b's shape) -> matmul's :func:`_matmul_plan` (pure shape arithmetic, the
@@ -175,18 +175,15 @@ def _plain_product(a, b):
     if plan is None:
         return None
     a_sq, b_sq, contract, batch, perm = plan
-    if a_sq or b_sq or perm != _identity(len(perm)):
+    if a_sq or b_sq or perm is not None:
         return None
     return _dot_lane.dot_general(a, b, (contract, batch))
 
 
-def _identity(n):
-    return tuple(range(n))
-
-
 def _matmul_plan(a_shape, b_shape):
     """``(a_squeeze, b_squeeze, contract, batch, perm)`` of matmul on these shapes: the
-    dims to squeeze, dot_general's dimension numbers and the transpose of its result."""
+    dims to squeeze, dot_general's dimension numbers and the transpose of its result
+    (None when it is the identity)."""
     a_nd, b_nd = len(a_shape), len(b_shape)
     a_vec, b_vec = a_nd == 1, b_nd == 1
     kb_axis = 0 if b_vec else b_nd - 2
@@ -210,6 +207,8 @@ def _matmul_plan(a_shape, b_shape):
     batch = (tuple(a_keep.index(ia) for ia, _ in a_axes),
              tuple(b_keep.index(ib) for _, ib, _ in pairs))
     perm = tuple(sorted(range(len(targets)), key=lambda i: targets[i]))
+    if perm == tuple(range(len(perm))):
+        perm = None
     return tuple(a_sq), tuple(b_sq), contract, batch, perm
 
 
