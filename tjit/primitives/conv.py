@@ -46,7 +46,14 @@ from tjit.primitives.base import new_primitive
 from tjit.primitives.dot import dot_general_dtype
 from tjit.primitives.elementwise import _quiet
 from tjit.primitives.slicing import simplify_dim
-from tjit.primitives.window_gather import dilate_dim, out_dim, phase_tables, volume, window_index
+from tjit.primitives.window_gather import (
+    MAX_TABLE_ENTRIES,
+    dilate_dim,
+    out_dim,
+    phase_tables,
+    volume,
+    window_index,
+)
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
 from tjit.tracing.errors import InconclusiveDimensionError, ShapeError
@@ -317,15 +324,7 @@ conv_general_dilated_p.def_impl(_quiet(_conv_impl))
 
 #: the compiled im2col's window index is a (P, K) constant of the program; beyond this
 #: many entries (64 MiB: long 1-d signals with long kernels) the impl runs instead
-MAX_WINDOW_INDEX = 1 << 24
-
-
-def _window_index(in_sp, g, p):
-    """(P, K) int32: for each output position and window offset the flat (row-major)
-    spatial index of the input element it reads, or ``prod(in_sp)`` (out of range: the
-    gather's zero fill) where it reads padding or a dilation hole."""
-    return window_index(in_sp, g.out_sp, g.k_sp, p["window_strides"], p["padding"],
-                        p["lhs_dilation"], p["rhs_dilation"])
+MAX_WINDOW_INDEX = MAX_TABLE_ENTRIES
 
 
 def _conv_lowering(ctx, lhs, rhs, **p):
@@ -373,11 +372,12 @@ def _conv_lowering(ctx, lhs, rhs, **p):
         w = reshape(transpose(rhs, rspec), (g.B, g.G, g.Og, g.I, g.K))
         wm = transpose(w, (0, 1, 4, 3, 2))
     wm = reshape(wm, (g.B, g.G, g.K, g.I, g.Og))
-    phases = phase_tables(in_sp, g.out_sp, g.k_sp, p["window_strides"], p["padding"],
-                          p["lhs_dilation"], p["rhs_dilation"])
+    window = (in_sp, g.out_sp, g.k_sp, p["window_strides"], p["padding"],
+              p["lhs_dilation"], p["rhs_dilation"])
+    phases = phase_tables(*window)
     if phases is None:
         # im2col (B, G, Nb, P, K, I), contracted over (K, I) by the dot as it is
-        idx = ctx.constant(_window_index(in_sp, g, p))
+        idx = ctx.constant(window_index(*window))
         cols = ctx.add("take", (x, idx), (g.B, g.G, g.Nb, g.P, g.K, g.I), dt, axis=3,
                        out_dims=(("o", 0), ("o", 1), ("o", 2), ("b", 0), ("b", 1), ("o", 4)),
                        fill=0.0)
