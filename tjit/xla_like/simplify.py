@@ -896,7 +896,7 @@ def _ragged_split(i, b, x, kept):
     rows reduced apart, combined by the monoid's op. Without it such a reduction runs
     one pass with a group per column tile (a full one: one group): a column sum over
     (2^20, 32) float32 in one pass took 5-6.5 ms on an H100/H200, 0.05 ms split."""
-    ragged = getattr(b.target, "ragged_parts", None)
+    ragged = b.target.ragged_parts
     monoid = i.attrs["monoid"]
     rows, rest = x.shape[0], tuple(x.shape[1:])
     if not isinstance(rows, int):   # (the CUDA runtime compiles large bindings of a
