@@ -314,12 +314,16 @@ def gelu(x, approximate=True):
     # made jit(grad(gelu)) 1.45x slower).
     xl = jnp.clip(x, -40.0, -1.0)
     excess = lax.stop_gradient(_erfc_arg_excess(jnp.negative(xl), sqrt_half))
-    if x.dtype.itemsize >= 4:
-        # exp(excess) = 1 + excess within excess**2 / 2, below an ulp (|excess| <= 40**2 eps)
-        corrected = jnp.add(out, jnp.multiply(out, excess))
-    else:   # (a half type's excess is not that small)
-        corrected = jnp.multiply(out, jnp.exp(excess))
-    return jnp.where(x < -1.0, corrected, out)
+    return jnp.where(x < -1.0, _times_exp_of_excess(out, excess), out)
+
+
+def _times_exp_of_excess(v, excess):
+    """``v * exp(excess)`` for an :func:`_erfc_arg_excess` of an argument clipped to
+    |a| <= 40: for float32 and wider ``v + v * excess``, within excess**2 / 2 of it, below
+    an ulp (|excess| <= 40**2 eps), and no exp; a half type's excess is not that small."""
+    if v.dtype.itemsize >= 4:
+        return jnp.add(v, jnp.multiply(v, excess))
+    return jnp.multiply(v, jnp.exp(excess))
 
 
 def _erfc_arg_excess(a, c):

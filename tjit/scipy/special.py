@@ -15,7 +15,7 @@ import numpy as np
 from tjit import lax, nn
 from tjit import numpy as jnp
 from tjit.lax._structural import constant_like as _constant_like
-from tjit.nn.functions import _erfc_arg_excess
+from tjit.nn.functions import _erfc_arg_excess, _times_exp_of_excess
 from tjit.numpy._core import promote_args_inexact
 from tjit.scipy._special_common import any_lane as _any_lane
 from tjit.scipy._special_common import real_args as _inexact
@@ -107,12 +107,7 @@ def _ndtr(x):
     # z**2 - x**2/2 by one exact product (c split at trace time), as exact gelu's: two
     # exact squares took ~10 more operations per element (jit ndtr 1e6 float32 +10%)
     excess = _erfc_arg_excess(xl, np.array(np.sqrt(0.5), x.dtype))
-    if x.dtype.itemsize >= 4:
-        # exp(excess) = 1 + excess to within excess**2 / 2, below an ulp: |excess| is
-        # at most 40**2 eps (float64) / 15**2 eps (float32)
-        lower = half_erfc + half_erfc * excess
-    else:   # (a half type's excess is not that small where erfc is not 0)
-        lower = half_erfc * jnp.exp(excess)
+    lower = _times_exp_of_excess(half_erfc, excess)
     y = jnp.where(z > 0, 1.0 - half_erfc, lower)
     return jnp.where(jnp.abs(z) < float(np.sqrt(0.5)), 0.5 + 0.5 * lax.erf(z), y)
 
