@@ -27,7 +27,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray, aval_of_value
-from tjit.tracing.core import never_weak
+from tjit.tracing.core import Tracer, never_weak
 from tjit.primitives import base, complex_scaled, digamma_reference, float8_round, ieee_minmax
 from tjit.primitives.base import (
     ANY, FLOAT, INT, INT_OR_BOOL, NUMBER, REAL_FLOAT, check_dtype_kind, new_primitive,
@@ -914,7 +914,6 @@ def _slope_call(name, value, second, *operands):
     trace the slope is a ``custom_jvp_call`` (inlined by the compiler), so a transformation
     that differentiates it again uses ``second``. Eagerly, with no tracer about, the ops
     run directly."""
-    from tjit.tracing.core import Tracer
     if not any(isinstance(o, Tracer) for o in operands):
         return value(*operands)
     from tjit.primitives.ad_prims import custom_jvp_call_p
