@@ -22,21 +22,21 @@ one-argument functions.
 import argparse
 import inspect
 import os
+import sys
 import warnings
 
 os.environ["TJIT_ENABLE_X64"] = "1"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numpy as np  # noqa: E402
 import scipy.special as ss  # noqa: E402
 import scipy.stats as sst  # noqa: E402
 
 import tjit  # noqa: E402
-import tjit.lax as tlax  # noqa: E402
-import tjit.nn as tnn  # noqa: E402
-import tjit.numpy as tnp  # noqa: E402
-import tjit.scipy.special as tsp  # noqa: E402
 import tjit.scipy.stats as tst  # noqa: E402
 from tjit.tracing.jaxpr import eval_jaxpr_reference  # noqa: E402
+
+from tests.test_eager_jit_agree import public_callables  # noqa: E402
 
 tjit.config.update("jax_enable_x64", True)
 warnings.simplefilter("ignore")
@@ -71,14 +71,7 @@ SKIP = {
 
 def candidates():
     """(label, fn, stats-name) for every public callable of the hunted namespaces."""
-    out = []
-    for prefix, mod in (("jnp", tnp), ("lax", tlax), ("special", tsp), ("nn", tnn)):
-        for name in sorted(dir(mod)):
-            obj = getattr(mod, name, None)
-            if name.startswith("_") or name in SKIP or inspect.isclass(obj) \
-                    or inspect.ismodule(obj) or not callable(obj):
-                continue
-            out.append((f"{prefix}.{name}", obj))
+    out = [(f"{prefix}.{name}", obj) for prefix, name, obj in public_callables(SKIP)]
     for dist in sorted(dir(tst)):
         mod = getattr(tst, dist)
         if not inspect.ismodule(mod):

@@ -44,12 +44,14 @@ SKIP = {"stop_gradient", "optimization_barrier", "reduce_precision", "asarray", 
         "copy", "nextafter"}
 
 
-def _one_argument_functions():
+def public_callables(skip):
+    """(prefix, name, fn) for the public callables of jnp, lax, special and nn, less
+    ``skip`` (benchmarks/diff_eager_jit.py hunts over the same list)."""
     out = []
     for prefix, mod in (("jnp", tnp), ("lax", tlax), ("special", tsp), ("nn", tnn)):
         for name in sorted(dir(mod)):
             obj = getattr(mod, name, None)
-            if name.startswith("_") or name in SKIP or inspect.isclass(obj) \
+            if name.startswith("_") or name in skip or inspect.isclass(obj) \
                     or inspect.ismodule(obj) or not callable(obj):
                 continue
             out.append((prefix, name, obj))
@@ -79,7 +81,7 @@ def _accepts(fn, x):
 def test_values_and_slopes_agree(x64, dtype):
     x = np.array(POINTS, dtype)
     compared, failures = 0, []
-    for prefix, name, fn in _one_argument_functions():
+    for prefix, name, fn in public_callables(SKIP):
         if not _accepts(fn, x):
             continue
         try:
