@@ -27,7 +27,7 @@ import weakref
 from tjit.sharding import AxisType, NamedSharding, ON_FIRST_LAYOUT, PartitionSpec, set_layout
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
-from tjit.tracing.core import Array, set_eager_layout
+from tjit.tracing.core import Array, remember, set_eager_layout
 from tjit.tracing.jaxpr import ClosedJaxpr, DropVar, Jaxpr, Literal, Var
 from tjit.tracing.shapes import dim_str
 
@@ -145,9 +145,7 @@ def lay_out(prim, args, params, out):
     if got is None:
         got = (keep, _result_shardings(prim, args, params, outs))
         if key is not None:
-            if len(_LAID_OUT) > 4096:
-                _LAID_OUT.clear()
-            _LAID_OUT[key] = got
+            remember(_LAID_OUT, key, got)
     for o, s in zip(outs, got[1]):
         if s is not None and type(o) is Array and getattr(o, "_sharding", None) is None:
             set_layout(o, s)

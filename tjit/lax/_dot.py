@@ -7,6 +7,7 @@ import numpy as np
 
 from tjit.tracing import dtypes
 from tjit.tracing.avals import ShapedArray
+from tjit.tracing.core import remember
 from tjit.tracing.errors import ShapeError
 from tjit.tracing.shapes import normalize_axis, shape_str
 from tjit.primitives.dot import dot_general_dtype, unpack_dimension_numbers
@@ -121,9 +122,7 @@ def _dimension_numbers(dimension_numbers, lndim, rndim):
     dn = ((_dims(lc, lndim, "lhs contracting"), _dims(rc, rndim, "rhs contracting")),
           (_dims(lb, lndim, "lhs batch"), _dims(rb, rndim, "rhs batch")))
     if key is not None:
-        if len(_normalised_dns) > 4096:  # a bound, not an eviction policy
-            _normalised_dns.clear()
-        _normalised_dns[key] = dn
+        remember(_normalised_dns, key, dn)
     return dn
 
 

@@ -4,7 +4,7 @@ expand_dims and their conveniences."""
 import numpy as np
 
 from tjit.tracing import dtypes
-from tjit.tracing.core import get_aval
+from tjit.tracing.core import get_aval, remember
 from tjit.tracing.errors import static_index
 from tjit.tracing.shapes import nonnegative_shape, normalize_axis, static_ints
 from tjit.primitives import reductions as rd
@@ -97,9 +97,7 @@ def _reshape_sizes(shape, new_sizes):
             return out
     out = st.reshape_sizes(shape, new_sizes)
     if keep:
-        if len(_resolved_sizes) > 4096:  # a bound, not an eviction policy
-            _resolved_sizes.clear()
-        _resolved_sizes[(shape, new_sizes)] = out
+        remember(_resolved_sizes, (shape, new_sizes), out)
     return out
 
 

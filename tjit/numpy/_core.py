@@ -266,15 +266,6 @@ def _asarray(a, dtype, copy, op):
     return Array(v, weak)
 
 
-def remember_plan(table, key, plan):
-    """``table[key] = plan``, returned: the eager plan tables (reductions, mean, matmul)
-    are cleared past 4096 entries (a bound on memory, not an eviction policy)."""
-    if len(table) > 4096:
-        table.clear()
-    table[key] = plan
-    return plan
-
-
 def check_int_fits(v, dt):
     """Python int ``v`` must fit the integer dtype ``dt`` it becomes: OverflowError
     otherwise (as NumPy 2; JAX wraps it today, with a TODO to raise)."""

@@ -14,7 +14,7 @@ import opt_einsum
 
 from tjit._sympy import sympy
 from tjit.tracing import dtypes
-from tjit.tracing.core import Array
+from tjit.tracing.core import Array, remember
 from tjit.tracing.errors import (
     ContractionShapeError, InconclusiveDimensionError, ShapeError, static_index)
 from tjit.tracing.shapes import (
@@ -23,8 +23,7 @@ from tjit.primitives.reductions import reduce_or_p, reduce_sum_p
 from tjit import lax
 from tjit.lax._dot import operand_dtype
 from tjit.numpy import _dot_lane
-from tjit.numpy._core import (asarray, check_arraylike, promote_dtypes, remember_plan,
-                              takes_out_sharding)
+from tjit.numpy._core import asarray, check_arraylike, promote_dtypes, takes_out_sharding
 from tjit.numpy._ufuncs import multiply
 
 _EINSUM_AUTO = "auto"
@@ -151,7 +150,7 @@ def matmul(a, b, *, precision=None, preferred_element_type=None):
     key = (tuple(a.shape), tuple(b.shape))
     plan = _matmul_plans.get(key)
     if plan is None:
-        plan = remember_plan(_matmul_plans, key, _matmul_plan(*key))
+        plan = remember(_matmul_plans, key, _matmul_plan(*key))
     a_sq, b_sq, contract, batch, perm = plan
     if a_sq:
         a = lax.squeeze(a, a_sq)

@@ -20,12 +20,12 @@ import numpy as np
 from tjit import lax
 from tjit.primitives import reductions as rd
 from tjit.tracing import dtypes
-from tjit.tracing.core import Array, Tracer, concrete_value
+from tjit.tracing.core import Array, Tracer, concrete_value, remember
 from tjit.tracing.errors import AxisError, traced_static_error
 from tjit.tracing.shapes import broadcast_shapes, normalize_axes, shape_str
 from tjit.numpy._core import (broadcast_to_shape, check_arraylike, ensure_array,
-                              host_numpy_array, promote_dtypes_inexact, remember_plan,
-                              result_type_of, takes_out_sharding)
+                              host_numpy_array, promote_dtypes_inexact, result_type_of,
+                              takes_out_sharding)
 from tjit.numpy._creation import canonical_dtype, dim_value
 
 
@@ -138,7 +138,7 @@ def _eager_plan(name, a, axis, dtype, promote, to_bool, has_identity):
             dt = canonical_dtype(dtype, name) or (_promote_int(a.dtype) if promote
                                                   else a.dtype)
             comp = _upcast_f16(dt) if promote else dt
-        plan = remember_plan(_eager_plans, key, (axes, dt, comp))
+        plan = remember(_eager_plans, key, (axes, dt, comp))
     return plan
 
 
@@ -319,7 +319,7 @@ def _mean_plan(a, axis, dtype):
         count = _count(a, _axes(a, axis, "mean"), comp)
         if type(count) is not Array:  # (made under a trace: not a constant to keep)
             return None
-        plan = remember_plan(_eager_plans, key, (dt, comp, count))
+        plan = remember(_eager_plans, key, (dt, comp, count))
     return plan
 
 

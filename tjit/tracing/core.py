@@ -178,9 +178,7 @@ class EvalTrace(Trace):
         if not seen:
             prim.abstract_eval(*[aval_of_value(a) for a in args], **params)
             if key is not None:
-                if len(_checked) > 4096:
-                    _checked.clear()
-                _checked[key] = True
+                remember(_checked, key, True)
         if on is not None:
             return on.run(prim, vals, weaks, params)
         out = prim.impl(np, *vals, **params)
@@ -207,6 +205,16 @@ def set_layout(array, layout):
     array._sharding = layout
     if type(array._value) is np.ndarray:
         array._value = array._value.view(LaidOutValue)
+
+
+def remember(table, key, value):
+    """``table[key] = value``, returned. The eager memo tables (checked signatures, fast
+    runners, plans) are cleared past 4096 entries: a bound on memory, not an eviction
+    policy."""
+    if len(table) > 4096:
+        table.clear()
+    table[key] = value
+    return value
 
 
 #: (primitive, per operand (shape, dtype, weak, id of its layout or 0), params) ->
@@ -257,12 +265,10 @@ def _remember_laid_out(key, prim, args, vals, params, out):
         return
     weak = [o._weak for o in outs] if many else out._weak
     ufunc, quiet = _direct_ufunc(prim, vals, params, out)
-    if len(_laid_out_runs) > 4096:
-        _laid_out_runs.clear()
-    _laid_out_runs[key] = (
+    remember(_laid_out_runs, key, (
         _runner(prim, weak, ufunc, quiet, len(vals)),
         [getattr(o, "_sharding", None) for o in outs],
-        [getattr(a, "_sharding", None) for a in args], many)
+        [getattr(a, "_sharding", None) for a in args], many))
 
 
 #: ``layout(prim, args, params, out) -> out`` laid out from the operands' layouts
@@ -604,10 +610,8 @@ def _remember_fast(prim, args, params, out):
         hash(kv[0])
     except TypeError:  # unhashable params
         return
-    if len(_fast_runs) > 4096:
-        _fast_runs.clear()
     ufunc, quiet = _direct_ufunc(prim, kv[1], params, out)
-    _fast_runs[kv[0]] = _runner(prim, weak, ufunc, quiet, len(kv[1]))
+    remember(_fast_runs, kv[0], _runner(prim, weak, ufunc, quiet, len(kv[1])))
 
 
 def escaped_tracer_error(tracer, prim=None):
