@@ -13,18 +13,13 @@ import tjit
 import tjit.numpy as jnp
 from tjit.tracing.core import Array
 
+from tests.numpy.exact import assert_same as _same
+
 _RNG = np.random.default_rng(21)
 
 
 def _interp(f, x):
     return tjit.jit(f, backend="interpreter")(x)
-
-
-def _same(got, want):
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape
-    assert got.weak_type == want.weak_type
-    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
 
 
 def _operands():

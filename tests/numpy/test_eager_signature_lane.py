@@ -19,6 +19,8 @@ import tjit.numpy as jnp
 from tjit.tracing.core import signature
 from tjit.tracing.fp_quiet import quiet_call, quiet_run
 
+from tests.numpy.exact import assert_same as _same
+
 #: JAX never warns: a lane call that needed NumPy's warnings off would fail here
 pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")
 
@@ -27,13 +29,6 @@ _RNG = np.random.default_rng(7)
 
 def _interp(f, *args):
     return tjit.jit(f, backend="interpreter")(*args)
-
-
-def _same(got, want):
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape
-    assert got.weak_type == want.weak_type
-    assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
 
 
 def _operands():
