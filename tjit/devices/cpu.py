@@ -294,8 +294,7 @@ class _Runner(ProgramRunner):
         def run(flat_args, donated=()):
             for pos, k in in_pos:
                 a = flat_args[k]
-                if type(a) is not np.ndarray and type(a) not in IN_PLACE_TYPES or \
-                        not a.flags.c_contiguous:
+                if type(a) not in IN_PLACE_TYPES or not a.flags.c_contiguous:
                     a = np.array(a, order="C")
                 argv[pos] = ptr(a)
             res = []
@@ -317,14 +316,13 @@ class _Runner(ProgramRunner):
         argv = launch.argv
         params = [k for _, k in in_pos]
         out_specs = [(shape, dtype) for _, shape, dtype in outs]
-        empty, ndarray = np.empty, np.ndarray
+        empty = np.empty
 
         def run(flat_args, donated=()):
             arrays = []
             for k in params:
                 a = flat_args[k]
-                if type(a) is not ndarray and type(a) not in IN_PLACE_TYPES or \
-                        not a.flags.c_contiguous:
+                if type(a) not in IN_PLACE_TYPES or not a.flags.c_contiguous:
                     a = np.array(a, order="C")
                 arrays.append(a)
             res = [empty(shape, dtype) for shape, dtype in out_specs]

@@ -29,11 +29,12 @@ import numpy as np
 from tjit.devices.runner_layout import RunnerLayout
 from tjit.xla_like.plan import ControlStep, DotStep, KernelStep, LibraryStep, memory_stats
 
-#: ndarray subclasses that programs read where they are, as plain ndarrays (when
-#: C-contiguous): tjit.sharding adds LaidOutValue, a committed Array's buffer (a copy
-#: per call cost a committed 1e6-element argument 3x a plain one's call). Any other
-#: array type (np.matrix, with shape rules of its own) is copied to an ndarray first.
-IN_PLACE_TYPES = set()
+#: array types that programs read where they are (when C-contiguous): ndarray, and
+#: subclasses registered as plain buffers: tjit.sharding adds LaidOutValue, a committed
+#: Array's buffer (a copy per call cost a committed 1e6-element argument 3x a plain
+#: one's call). Any other array type (np.matrix, with shape rules of its own) is copied
+#: to an ndarray first. (One set lookup per argument on the call path.)
+IN_PLACE_TYPES = {np.ndarray}
 
 
 def solve_sizes(in_specs, flat_args):
@@ -280,8 +281,7 @@ class ProgramRunner:
         self.given = donated        # (read by loop steps during this call)
         vals = list(self.fixed)
         for k, a in zip(self.param_slots, flat_args):
-            if type(a) is not np.ndarray and type(a) not in IN_PLACE_TYPES or \
-                    not a.flags.c_contiguous:
+            if type(a) not in IN_PLACE_TYPES or not a.flags.c_contiguous:
                 a = np.array(a, order="C")  # (np.ascontiguousarray makes 0-d arrays 1-d)
             vals[k] = a
         if self.views:      # (an argument reshaped for a dot: the same memory)
