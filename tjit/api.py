@@ -158,6 +158,14 @@ class ShapeDtypeStruct:
         return hash((self.shape, self.dtype, self.sharding, bool(self.weak_type)))
 
 
+def _sharded_structs(out_tree, avals, shardings):
+    """ShapeDtypeStructs of a program's outputs, each with its sharding (``shardings``:
+    the outputs' pytree of them)."""
+    return tree_unflatten(out_tree, [
+        ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
+        for a, s in zip(avals, tree_flatten(shardings)[0])])
+
+
 def _leaf_aval_and_value(x, fname):
     """(aval, raw value or None) of one argument leaf."""
     t = type(x)
@@ -1404,10 +1412,8 @@ class Lowered:
         argument is laid out on a mesh, as JAX's."""
         if any(hasattr(s, "mesh") for s in getattr(self, "arg_layouts", ())):  # (named)
             from tjit._sharded_jit import compiled_shardings
-            shardings = tree_flatten(compiled_shardings(self)[1])[0]
-            return tree_unflatten(self.out_tree, [
-                ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
-                for a, s in zip(self.jaxpr.out_avals, shardings)])
+            return _sharded_structs(self.out_tree, self.jaxpr.out_avals,
+                                    compiled_shardings(self)[1])
         return _shape_structs(self.out_tree, self.jaxpr.out_avals)
 
     @property
@@ -1523,10 +1529,8 @@ class Compiled:
     @property
     def out_info(self):
         """The outputs' ShapeDtypeStructs with their shardings, as JAX's."""
-        shardings = tree_flatten(self.output_shardings)[0]
-        return tree_unflatten(self.lowered.out_tree, [
-            ShapeDtypeStruct(a.shape, a.dtype, sharding=s)
-            for a, s in zip(self.lowered.jaxpr.out_avals, shardings)])
+        return _sharded_structs(self.lowered.out_tree, self.lowered.jaxpr.out_avals,
+                                self.output_shardings)
 
     @property
     def input_shardings(self):
